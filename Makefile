@@ -1,0 +1,88 @@
+# SFrame user-space unwinding for perf: build, boot and test harness.
+#
+#   make run ARCH=x86_64 DIR=<host dir> CMD='<shell command>'
+#   make demo [ARCH=x86_64]
+#   make check [ARCH=x86_64]        (default: every supported arch)
+#   make kernel | initramfs | deps | clean | distclean
+#
+# Everything is written under out/ (or $OUT). Builds are incremental.
+# SFRAME_CONFIG=none builds the unpatched base (no SFrame Kconfig options).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.SUFFIXES:
+
+ARCHES := x86_64
+OUT ?= $(CURDIR)/out
+export OUT
+
+# ARCH for run/demo/kernel (default x86_64); check takes "all" when unset.
+A := $(or $(ARCH),x86_64)
+
+# DIR and CMD reach the scripts through the environment, unexpanded:
+# $(value ...) keeps "$" and quotes exactly as the user typed them.
+export HARNESS_DIR := $(value DIR)
+export HARNESS_CMD := $(value CMD)
+
+define USAGE
+usage:
+  make run ARCH=x86_64 DIR=<host dir> CMD='<shell command>'
+        boot the guest, DIR at /host (read-write, the working directory),
+        run CMD there (perf is on PATH); exit with CMD's status
+  make demo        perf record -g of harness/demo/demo.c, SFrame on vs off
+  make check       all tests (TAP); ARCH=x86_64 limits the guest part
+  make kernel | initramfs | deps | clean | distclean
+supported ARCH values: $(ARCHES)
+endef
+export USAGE
+
+# Shell snippet: fail with the usage text unless $(A) is supported.
+arch_ok = case " $(ARCHES) " in *" $(A) "*) ;; \
+	*) echo "error: unsupported ARCH '$(A)'" >&2; echo "$$USAGE" >&2; exit 2 ;; esac
+
+INITRD = $(OUT)/initramfs/$(A).cpio.gz
+
+.PHONY: help deps kernel initramfs run demo check clean distclean
+
+help:
+	@echo "$$USAGE"
+
+deps:
+	@harness/deps.sh
+
+kernel:
+	@$(arch_ok)
+	@harness/build-kernel.sh $(A) >/dev/null
+
+initramfs:
+	@$(arch_ok)
+	@$(MAKE) --no-print-directory $(INITRD)
+
+$(OUT)/initramfs/%.cpio.gz: harness/initramfs.sh harness/config.sh $(wildcard harness/guest/*) \
+		$(wildcard /usr/bin/perf /bin/busybox)
+	@harness/initramfs.sh $* $@
+
+run:
+	@$(arch_ok)
+	@if [ -z "$$HARNESS_DIR" ] || [ -z "$$HARNESS_CMD" ]; then \
+		echo "error: make run needs DIR=<host dir> and CMD='<shell command>'" >&2; \
+		echo "$$USAGE" >&2; exit 2; fi
+	@[ -d "$$HARNESS_DIR" ] || { echo "error: DIR '$$HARNESS_DIR' is not a directory" >&2; exit 2; }
+	@$(MAKE) --no-print-directory kernel initramfs
+	@harness/qemu-run.sh $(A) "$$HARNESS_DIR" "$$HARNESS_CMD"
+
+demo:
+	@$(arch_ok)
+	@harness/deps.sh
+	@$(MAKE) --no-print-directory kernel initramfs
+	@harness/demo/demo.sh $(A)
+
+check:
+	@$(if $(ARCH),$(arch_ok))
+	@harness/check.sh $(ARCH)
+
+clean:
+	rm -rf $(OUT)/run $(OUT)/demo $(OUT)/check $(OUT)/initramfs
+
+distclean:
+	rm -rf $(OUT)

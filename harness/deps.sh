@@ -1,0 +1,80 @@
+#!/bin/bash
+# Install (or only check) the Debian packages the harness needs.
+#
+#   harness/deps.sh           install whatever is missing (apt-get), else no-op
+#   harness/deps.sh --check   only check; list what is missing and exit 1
+#
+# Idempotent: `dpkg-query` is asked first, and apt-get runs only when
+# something is missing or the pinned base version is not the installed one.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+# "name" or "name=version" (exact pin). Optional packages are installed when
+# possible, but their absence is not an error.
+REQUIRED=(
+	"$BASE_PKG=$BASE_VERSION"
+	# kernel build
+	build-essential flex bison bc libelf-dev libssl-dev cpio git xz-utils
+	# guest: emulator, userland, perf (+ libraries perf links against)
+	qemu-system-x86 busybox-static linux-perf binutils-dev libdw-dev elfutils
+	# later arm64 stage
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
+	qemu-system-arm
+)
+OPTIONAL=(ccache)
+
+# Print the entries of "$@" that are not installed (with the right version).
+missing() {
+	local spec name want have
+	for spec in "$@"; do
+		name=${spec%%=*}
+		want=
+		[ "$name" != "$spec" ] && want=${spec#*=}
+		have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' "$name" 2>/dev/null || true)
+		case "$have" in
+		"installed "*)
+			[ -z "$want" ] || [ "${have#installed }" = "$want" ] || echo "$spec"
+			;;
+		*) echo "$spec" ;;
+		esac
+	done
+}
+
+mapfile -t miss < <(missing "${REQUIRED[@]}")
+mapfile -t miss_opt < <(missing "${OPTIONAL[@]}")
+
+if [ "${1:-}" = "--check" ]; then
+	if [ ${#miss[@]} -gt 0 ]; then
+		echo "error: missing Debian packages: ${miss[*]}" >&2
+		echo "       run: harness/deps.sh   (as root, or with sudo)" >&2
+		exit 1
+	fi
+	exit 0
+fi
+[ -z "${1:-}" ] || die "usage: harness/deps.sh [--check]"
+
+[ ${#miss[@]} -eq 0 ] && [ ${#miss_opt[@]} -eq 0 ] && exit 0
+
+SUDO=()
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null ||
+		die "need root to install: ${miss[*]} ${miss_opt[*]} (no sudo available)"
+	SUDO=(sudo -n)
+fi
+export DEBIAN_FRONTEND=noninteractive
+note "installing: ${miss[*]} ${miss_opt[*]}"
+"${SUDO[@]}" apt-get update -q ||
+	die "apt-get update failed"
+if [ ${#miss[@]} -gt 0 ]; then
+	# --allow-downgrades: a newer linux-source-6.12 may already be installed;
+	# the base is pinned to one exact version.
+	"${SUDO[@]}" apt-get install -y -q --no-install-recommends --allow-downgrades "${miss[@]}" ||
+		die "apt-get install failed for: ${miss[*]}"
+fi
+if [ ${#miss_opt[@]} -gt 0 ]; then
+	"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${miss_opt[@]}" ||
+		note "optional packages not installed: ${miss_opt[*]} (continuing)"
+fi
+mapfile -t miss < <(missing "${REQUIRED[@]}")
+[ ${#miss[@]} -eq 0 ] || die "still missing after apt-get install: ${miss[*]}"
+note "all packages installed"

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Guest side of the demo and of the perf check: profile PROGRAM with
+# `perf record -g -e cpu-clock` once per unwinder mode and leave the
+# results in OUTDIR (on the 9p share) for the host to show and count.
+#
+#   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS]
+#
+# MODES: "on off", "on" or "off": the value written to
+# /proc/sys/kernel/unwind_user_sframe before each run. On a kernel without
+# that sysctl (unpatched) there is only one run, named "default".
+# Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
+# record-MODE.txt (perf record's messages).
+prog=$1 outdir=$2 modes=$3 secs=${4:-2}
+sysctl=/proc/sys/kernel/unwind_user_sframe
+mkdir -p "$outdir"
+if [ ! -e $sysctl ]; then
+	echo "note: $sysctl does not exist (kernel without the SFrame unwinder):" \
+		"one run with the kernel's default unwinder"
+	modes=default
+fi
+echo "$modes" >"$outdir/modes"
+rc=0
+for mode in $modes; do
+	case $mode in
+	on) echo 1 >$sysctl || rc=1 ;;
+	off) echo 0 >$sysctl || rc=1 ;;
+	esac
+	data=/tmp/perf-$mode.data
+	echo "== perf record -g -e cpu-clock -F 1000 ($mode): $prog $secs"
+	perf record -g -e cpu-clock -F 1000 -o $data "$prog" "$secs" \
+		>"$outdir/record-$mode.txt" 2>&1 || rc=1
+	cat "$outdir/record-$mode.txt"
+	perf report -i $data --stdio --no-children --sort symbol \
+		>"$outdir/report-$mode.txt" 2>&1 || rc=1
+	perf script -i $data -F comm,tid,ip,sym,dso \
+		>"$outdir/script-$mode.txt" 2>"$outdir/script-$mode.err" || rc=1
+done
+exit $rc

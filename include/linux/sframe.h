@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_SFRAME_H
+#define _LINUX_SFRAME_H
+
+#include <linux/errno.h>
+#include <linux/types.h>
+#include <linux/unwind_user_types.h>
+
+/* SFrame ABI/architecture identifiers, as in the section header. */
+#define SFRAME_ABI_AARCH64_ENDIAN_BIG		1
+#define SFRAME_ABI_AARCH64_ENDIAN_LITTLE	2
+#define SFRAME_ABI_AMD64_ENDIAN_LITTLE		3
+
+struct file;
+struct mm_struct;
+struct task_struct;
+
+/**
+ * struct sframe_table - one user space .sframe section, as registered
+ * @sec_start:	user address of the section
+ * @sec_end:	end of the section (exclusive)
+ * @fdes_start:	user address of the function descriptor table
+ * @fres_start:	user address of the frame row entry sub-section
+ * @fres_end:	end of the frame row entries (exclusive)
+ * @text_start:	first text address the section may describe
+ * @text_end:	end of the text it may describe (exclusive)
+ * @num_fdes:	number of function descriptors
+ * @version:	format version (1 or 2)
+ * @flags:	header flags
+ * @abi:	ABI/architecture identifier
+ * @fde_size:	size of one function descriptor for @version
+ * @fixed_fp_off: FP save slot relative to the CFA for every frame, or 0
+ * @fixed_ra_off: RA save slot relative to the CFA for every frame, or 0
+ *
+ * Every value is computed from the section header once; the header itself
+ * and everything behind it stays in user memory and is read on demand.
+ */
+struct sframe_table {
+	unsigned long	sec_start;
+	unsigned long	sec_end;
+	unsigned long	fdes_start;
+	unsigned long	fres_start;
+	unsigned long	fres_end;
+	unsigned long	text_start;
+	unsigned long	text_end;
+	u32		num_fdes;
+	u8		version;
+	u8		flags;
+	u8		abi;
+	u8		fde_size;
+	s8		fixed_fp_off;
+	s8		fixed_ra_off;
+};
+
+int sframe_table_init(struct sframe_table *tbl, const void *hdr,
+		      size_t hdr_len, unsigned long sec_start,
+		      unsigned long sec_size, unsigned long text_start,
+		      unsigned long text_end, u8 abi);
+int sframe_table_validate(const struct sframe_table *tbl);
+int sframe_find(const struct sframe_table *tbl, unsigned long ip,
+		struct unwind_user_frame *frame);
+
+#ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
+
+void sframe_mm_init(struct mm_struct *mm);
+void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm);
+void sframe_mm_free(struct mm_struct *mm);
+void sframe_mmap_file(struct file *file, unsigned long addr,
+		      unsigned long len, unsigned long pgoff);
+void sframe_munmap(struct mm_struct *mm, unsigned long start,
+		   unsigned long end);
+void sframe_task_init(struct task_struct *p);
+int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
+
+#else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
+
+static inline void sframe_mm_init(struct mm_struct *mm) {}
+static inline void sframe_mm_dup(struct mm_struct *mm,
+				 struct mm_struct *oldmm) {}
+static inline void sframe_mm_free(struct mm_struct *mm) {}
+static inline void sframe_mmap_file(struct file *file, unsigned long addr,
+				    unsigned long len, unsigned long pgoff) {}
+static inline void sframe_munmap(struct mm_struct *mm, unsigned long start,
+				 unsigned long end) {}
+static inline void sframe_task_init(struct task_struct *p) {}
+static inline int sframe_find_user(unsigned long ip,
+				   struct unwind_user_frame *frame)
+{
+	return -ENOENT;
+}
+
+#endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
+
+#endif /* _LINUX_SFRAME_H */

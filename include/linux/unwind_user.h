@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_USER_H
+#define _LINUX_UNWIND_USER_H
+
+#include <linux/unwind_user_types.h>
+
+struct pt_regs;
+
+/* A hard bound on the number of frames one walk may produce. */
+#define UNWIND_USER_MAX_DEPTH	512
+
+/**
+ * struct unwind_user_state - state of one user space stack walk
+ * @ip:		instruction pointer of the current frame
+ * @sp:		stack pointer of the current frame
+ * @fp:		frame pointer of the current frame
+ * @regs:	user registers the walk started from
+ * @depth:	number of frames unwound so far
+ * @type:	how the current frame was reached
+ * @at_func_entry: the innermost frame is known to be at a function's first
+ *		instruction (a uprobe there), so its return address is at the
+ *		stack pointer even without unwinding information
+ * @done:	the walk is over
+ */
+struct unwind_user_state {
+	unsigned long		ip;
+	unsigned long		sp;
+	unsigned long		fp;
+	struct pt_regs		*regs;
+	unsigned int		depth;
+	enum unwind_user_type	type;
+	bool			at_func_entry;
+	bool			done;
+};
+
+#ifdef CONFIG_UNWIND_USER
+
+int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs);
+int unwind_user_next(struct unwind_user_state *state);
+
+#else /* !CONFIG_UNWIND_USER */
+
+static inline int unwind_user_start(struct unwind_user_state *state,
+				    struct pt_regs *regs)
+{
+	state->done = true;
+	return -EINVAL;
+}
+
+static inline int unwind_user_next(struct unwind_user_state *state)
+{
+	return -EINVAL;
+}
+
+#endif /* CONFIG_UNWIND_USER */
+
+#endif /* _LINUX_UNWIND_USER_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_USER_TYPES_H
+#define _LINUX_UNWIND_USER_TYPES_H
+
+#include <linux/types.h>
+
+/**
+ * enum unwind_user_type - how a user space frame was unwound
+ * @UNWIND_USER_TYPE_NONE:	not unwound (yet)
+ * @UNWIND_USER_TYPE_FP:	frame pointer
+ * @UNWIND_USER_TYPE_ENTRY:	at function entry, return address at the SP
+ * @UNWIND_USER_TYPE_SFRAME:	SFrame rule for the instruction pointer
+ */
+enum unwind_user_type {
+	UNWIND_USER_TYPE_NONE,
+	UNWIND_USER_TYPE_FP,
+	UNWIND_USER_TYPE_ENTRY,
+	UNWIND_USER_TYPE_SFRAME,
+};
+
+/**
+ * struct unwind_user_frame - how to find the caller of one user frame
+ * @cfa_off:	CFA (the caller's stack pointer) relative to the base register
+ * @ra_off:	where the return address is saved, relative to the CFA
+ * @fp_off:	where the caller's frame pointer is saved, relative to the CFA
+ * @use_fp:	the base register is the frame pointer, not the stack pointer
+ * @ra_saved:	@ra_off is valid; otherwise the return address is still in
+ *		the link register, which is only meaningful for the innermost
+ *		frame
+ * @fp_saved:	@fp_off is valid; otherwise the frame pointer is unchanged
+ * @ra_signed:	the saved return address carries a pointer authentication
+ *		code that must be removed before use
+ */
+struct unwind_user_frame {
+	s32	cfa_off;
+	s32	ra_off;
+	s32	fp_off;
+	bool	use_fp;
+	bool	ra_saved;
+	bool	fp_saved;
+	bool	ra_signed;
+};
+
+#endif /* _LINUX_UNWIND_USER_TYPES_H */

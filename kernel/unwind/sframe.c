@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame decoder for user space stack unwinding.
+ *
+ * A .sframe section lives in user memory and is untrusted: it can be
+ * malformed, and it can change or disappear while it is read. The decoder
+ * therefore never dereferences it directly. Every access goes through
+ * sframe_read(), which bounds-checks the range against the registered
+ * section and copies it with the user access helpers. Lookups run in
+ * interrupt and NMI context and read without faulting; the full validation
+ * runs in task context and may fault.
+ *
+ * This file is also built in user space by the project's host tests and
+ * fuzzer, with <linux/uaccess.h> provided by a shim: keep it free of other
+ * kernel dependencies.
+ */
+
+#include <linux/errno.h>
+#include <linux/sframe.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+
+#include "sframe.h"
+
+/* A function with more rows than this is rejected by the validation. */
+#define SFRAME_MAX_FRES_PER_FDE		8192
+
+static int sframe_read(const struct sframe_table *tbl, void *dst,
+		       unsigned long addr, size_t len, bool may_fault)
+{
+	if (addr < tbl->sec_start || addr >= tbl->sec_end ||
+	    len > tbl->sec_end - addr)
+		return -EINVAL;
+
+	if (may_fault)
+		return copy_from_user(dst, (const void __user *)addr, len) ?
+		       -EFAULT : 0;
+
+	return copy_from_user_nofault(dst, (const void __user *)addr, len) ?
+	       -EFAULT : 0;
+}
+
+/**
+ * sframe_table_init() - check an SFrame header and describe its section
+ * @tbl:	table to fill in
+ * @hdr:	a kernel copy of the first @hdr_len bytes of the section
+ * @hdr_len:	number of bytes at @hdr
+ * @sec_start:	user address of the section
+ * @sec_size:	size of the section in bytes
+ * @text_start:	first user text address the section may describe
+ * @text_end:	end of that text (exclusive)
+ * @abi:	the SFRAME_ABI_* value the task's architecture requires
+ *
+ * Checks the magic, the version, the flags, the ABI and that the function
+ * descriptor table and the frame row entries lie inside the section.
+ *
+ * Return: 0 on success, -EINVAL if the header is not acceptable.
+ */
+int sframe_table_init(struct sframe_table *tbl, const void *hdr,
+		      size_t hdr_len, unsigned long sec_start,
+		      unsigned long sec_size, unsigned long text_start,
+		      unsigned long text_end, u8 abi)
+{
+	const struct sframe_header *h = hdr;
+	unsigned long hdr_size, data_size, fdes_size;
+
+	if (hdr_len < sizeof(*h) || sec_size < sizeof(*h))
+		return -EINVAL;
+	if (sec_start + sec_size < sec_start || text_start >= text_end)
+		return -EINVAL;
+	if (h->preamble.magic != SFRAME_MAGIC)
+		return -EINVAL;
+	if (h->abi_arch != abi)
+		return -EINVAL;
+	if (h->preamble.flags & ~SFRAME_F_ALL)
+		return -EINVAL;
+	/* Binary search needs sorted descriptors. */
+	if (!(h->preamble.flags & SFRAME_F_FDE_SORTED))
+		return -EINVAL;
+
+	switch (h->preamble.version) {
+	case SFRAME_VERSION_1:
+		if (h->preamble.flags & SFRAME_F_FDE_FUNC_START_PCREL)
+			return -EINVAL;
+		tbl->fde_size = sizeof(struct sframe_fde_v1);
+		break;
+	case SFRAME_VERSION_2:
+		tbl->fde_size = sizeof(struct sframe_fde_v2);
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	hdr_size = sizeof(*h) + h->auxhdr_len;
+	if (hdr_size > sec_size)
+		return -EINVAL;
+	data_size = sec_size - hdr_size;
+
+	fdes_size = (unsigned long)h->num_fdes * tbl->fde_size;
+	if (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)
+		return -EINVAL;
+	if (h->fres_off > data_size || h->fre_len > data_size - h->fres_off)
+		return -EINVAL;
+
+	tbl->sec_start = sec_start;
+	tbl->sec_end = sec_start + sec_size;
+	tbl->fdes_start = sec_start + hdr_size + h->fdes_off;
+	tbl->fres_start = sec_start + hdr_size + h->fres_off;
+	tbl->fres_end = tbl->fres_start + h->fre_len;
+	tbl->text_start = text_start;
+	tbl->text_end = text_end;
+	tbl->num_fdes = h->num_fdes;
+	tbl->version = h->preamble.version;
+	tbl->flags = h->preamble.flags;
+	tbl->abi = h->abi_arch;
+	tbl->fixed_fp_off = h->cfa_fixed_fp_offset;
+	tbl->fixed_ra_off = h->cfa_fixed_ra_offset;
+	return 0;
+}
+
+/* A function descriptor reduced to what the lookup needs. */
+struct sframe_fde {
+	unsigned long	func_start;
+	u32		func_size;
+	u32		fres_off;
+	u32		fres_num;
+	u8		info;
+	u8		rep_size;
+};
+
+static inline unsigned long sframe_fde_addr(const struct sframe_table *tbl,
+					    u32 idx)
+{
+	return tbl->fdes_start + (unsigned long)idx * tbl->fde_size;
+}
+
+/* The function start stored at @fde_addr, as a user text address. */
+static inline unsigned long sframe_func_start(const struct sframe_table *tbl,
+					      unsigned long fde_addr,
+					      s32 start_addr)
+{
+	unsigned long base = tbl->sec_start;
+
+	if (tbl->flags & SFRAME_F_FDE_FUNC_START_PCREL)
+		base = fde_addr;
+	return base + (long)start_addr;
+}
+
+static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
+			   struct sframe_fde *fde, bool may_fault)
+{
+	unsigned long addr = sframe_fde_addr(tbl, idx);
+	struct sframe_fde_v2 raw;
+	int ret;
+
+	/* A v1 descriptor is the first 17 bytes of a v2 one. */
+	ret = sframe_read(tbl, &raw, addr, tbl->fde_size, may_fault);
+	if (ret)
+		return ret;
+
+	fde->func_start = sframe_func_start(tbl, addr, raw.start_addr);
+	fde->func_size = raw.func_size;
+	fde->fres_off = raw.fres_off;
+	fde->fres_num = raw.fres_num;
+	fde->info = raw.info;
+	if (tbl->version == SFRAME_VERSION_1)
+		fde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
+	else
+		fde->rep_size = raw.rep_size;
+	return 0;
+}
+
+/* Read only the function start of descriptor @idx, for the search. */
+static int sframe_read_func_start(const struct sframe_table *tbl, u32 idx,
+				  unsigned long *func_start)
+{
+	unsigned long addr = sframe_fde_addr(tbl, idx);
+	s32 start_addr;
+	int ret;
+
+	ret = sframe_read(tbl, &start_addr, addr, sizeof(start_addr), false);
+	if (ret)
+		return ret;
+	*func_start = sframe_func_start(tbl, addr, start_addr);
+	return 0;
+}
+
+/* Find the last descriptor whose function starts at or below @ip. */
+static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
+			   struct sframe_fde *fde)
+{
+	unsigned long func_start;
+	u32 lo = 0, hi = tbl->num_fdes;
+	int ret;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		ret = sframe_read_func_start(tbl, mid, &func_start);
+		if (ret)
+			return ret;
+		if (func_start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+
+	ret = sframe_read_fde(tbl, lo - 1, fde, false);
+	if (ret)
+		return ret;
+	if (ip - fde->func_start >= fde->func_size)
+		return -ENOENT;
+	return 0;
+}
+
+static inline unsigned int sframe_addr_size(u8 fre_type)
+{
+	switch (fre_type) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return 1;
+	case SFRAME_FRE_TYPE_ADDR2:
+		return 2;
+	case SFRAME_FRE_TYPE_ADDR4:
+		return 4;
+	}
+	return 0;
+}
+
+static inline unsigned int sframe_offset_size(u8 fre_info)
+{
+	switch (SFRAME_FRE_OFFSET_SIZE(fre_info)) {
+	case SFRAME_FRE_OFFSET_1B:
+		return 1;
+	case SFRAME_FRE_OFFSET_2B:
+		return 2;
+	case SFRAME_FRE_OFFSET_4B:
+		return 4;
+	}
+	return 0;
+}
+
+/* One frame row entry, as the scan sees it. */
+struct sframe_fre {
+	unsigned long	addr;		/* user address of the entry */
+	u32		start;		/* start offset in the function */
+	u8		info;
+	unsigned int	size;		/* total size in bytes */
+};
+
+/* Read and check the start address and info byte of the FRE at @addr. */
+static int sframe_read_fre(const struct sframe_table *tbl, unsigned long addr,
+			   unsigned int addr_size, struct sframe_fre *fre,
+			   bool may_fault)
+{
+	u8 buf[sizeof(u32) + 1];
+	unsigned int count, off_size;
+	int ret;
+
+	ret = sframe_read(tbl, buf, addr, addr_size + 1, may_fault);
+	if (ret)
+		return ret;
+
+	switch (addr_size) {
+	case 1:
+		fre->start = buf[0];
+		break;
+	case 2: {
+		u16 start;
+
+		memcpy(&start, buf, sizeof(start));
+		fre->start = start;
+		break;
+	}
+	default:
+		memcpy(&fre->start, buf, sizeof(fre->start));
+		break;
+	}
+	fre->info = buf[addr_size];
+	fre->addr = addr;
+
+	count = SFRAME_FRE_OFFSET_COUNT(fre->info);
+	off_size = sframe_offset_size(fre->info);
+	if (!count || count > SFRAME_FRE_MAX_OFFSETS || !off_size)
+		return -EINVAL;
+
+	fre->size = addr_size + 1 + count * off_size;
+	if (addr + fre->size > tbl->fres_end || addr + fre->size < addr)
+		return -EINVAL;
+	return 0;
+}
+
+static s32 sframe_offset(const u8 *p, unsigned int size)
+{
+	s16 off16;
+	s32 off32;
+
+	switch (size) {
+	case 1:
+		return (s8)*p;
+	case 2:
+		memcpy(&off16, p, sizeof(off16));
+		return off16;
+	default:
+		memcpy(&off32, p, sizeof(off32));
+		return off32;
+	}
+}
+
+/* Turn the offsets of @fre into an unwinding rule. */
+static int sframe_fre_to_frame(const struct sframe_table *tbl,
+			       const struct sframe_fre *fre,
+			       unsigned int addr_size,
+			       struct unwind_user_frame *frame)
+{
+	u8 buf[SFRAME_FRE_MAX_OFFSETS * sizeof(s32)];
+	unsigned int count = SFRAME_FRE_OFFSET_COUNT(fre->info);
+	unsigned int size = sframe_offset_size(fre->info);
+	unsigned int i = 1;
+	int ret;
+
+	ret = sframe_read(tbl, buf, fre->addr + addr_size + 1, count * size,
+			  false);
+	if (ret)
+		return ret;
+
+	frame->cfa_off = sframe_offset(buf, size);
+	frame->use_fp = SFRAME_FRE_CFA_BASE_REG_ID(fre->info) ==
+			SFRAME_BASE_REG_FP;
+	frame->ra_signed = SFRAME_FRE_MANGLED_RA_P(fre->info);
+
+	if (tbl->fixed_ra_off) {
+		frame->ra_saved = true;
+		frame->ra_off = tbl->fixed_ra_off;
+	} else if (count > i) {
+		frame->ra_saved = true;
+		frame->ra_off = sframe_offset(buf + i * size, size);
+		i++;
+	} else {
+		frame->ra_saved = false;
+		frame->ra_off = 0;
+	}
+
+	if (tbl->fixed_fp_off) {
+		frame->fp_saved = true;
+		frame->fp_off = tbl->fixed_fp_off;
+	} else if (count > i) {
+		frame->fp_saved = true;
+		frame->fp_off = sframe_offset(buf + i * size, size);
+	} else {
+		frame->fp_saved = false;
+		frame->fp_off = 0;
+	}
+	return 0;
+}
+
+/**
+ * sframe_find() - look up the unwinding rule for a user instruction pointer
+ * @tbl:	a table set up by sframe_table_init()
+ * @ip:		user instruction pointer
+ * @frame:	filled with the rule on success
+ *
+ * Binary search over the function descriptors, then a scan of the
+ * function's frame row entries. Reads user memory without faulting, so it
+ * is safe in any context, including NMI, provided user access is allowed.
+ *
+ * Return: 0 on success, -ENOENT if @ip is not described by the table,
+ * -EFAULT if the section could not be read without faulting, -EINVAL if
+ * the data read is malformed.
+ */
+int sframe_find(const struct sframe_table *tbl, unsigned long ip,
+		struct unwind_user_frame *frame)
+{
+	struct sframe_fre fre, found;
+	struct sframe_fde fde;
+	unsigned int addr_size, i;
+	unsigned long addr;
+	u32 pc_off;
+	int ret;
+
+	if (ip < tbl->text_start || ip >= tbl->text_end)
+		return -ENOENT;
+
+	ret = sframe_find_fde(tbl, ip, &fde);
+	if (ret)
+		return ret;
+
+	addr_size = sframe_addr_size(SFRAME_FUNC_FRE_TYPE(fde.info));
+	if (!addr_size || fde.fres_num > SFRAME_MAX_FRES_PER_FDE)
+		return -EINVAL;
+
+	pc_off = ip - fde.func_start;
+	if (SFRAME_FUNC_FDE_TYPE(fde.info) == SFRAME_FDE_TYPE_PCMASK) {
+		if (!fde.rep_size)
+			return -EINVAL;
+		pc_off %= fde.rep_size;
+	}
+
+	addr = tbl->fres_start + fde.fres_off;
+	if (addr < tbl->fres_start)
+		return -EINVAL;
+
+	found.size = 0;
+	for (i = 0; i < fde.fres_num; i++) {
+		ret = sframe_read_fre(tbl, addr, addr_size, &fre, false);
+		if (ret)
+			return ret;
+		if (fre.start > pc_off)
+			break;
+		found = fre;
+		addr += fre.size;
+	}
+	if (!found.size)
+		return -ENOENT;
+
+	return sframe_fre_to_frame(tbl, &found, addr_size, frame);
+}
+
+static int sframe_validate_fde(const struct sframe_table *tbl,
+			       const struct sframe_fde *fde)
+{
+	unsigned int addr_size, i;
+	struct sframe_fre fre;
+	unsigned long addr;
+	u32 limit;
+	int ret;
+
+	if (fde->func_start < tbl->text_start ||
+	    fde->func_start >= tbl->text_end ||
+	    fde->func_size > tbl->text_end - fde->func_start)
+		return -EINVAL;
+	if (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)
+		return -EINVAL;
+
+	addr_size = sframe_addr_size(SFRAME_FUNC_FRE_TYPE(fde->info));
+	if (!addr_size)
+		return -EINVAL;
+
+	limit = fde->func_size;
+	if (SFRAME_FUNC_FDE_TYPE(fde->info) == SFRAME_FDE_TYPE_PCMASK) {
+		if (!fde->rep_size)
+			return -EINVAL;
+		limit = fde->rep_size;
+	}
+
+	addr = tbl->fres_start + fde->fres_off;
+	if (fde->fres_off >= tbl->fres_end - tbl->fres_start)
+		return -EINVAL;
+
+	fre.start = 0;
+	for (i = 0; i < fde->fres_num; i++) {
+		u32 prev = fre.start;
+
+		ret = sframe_read_fre(tbl, addr, addr_size, &fre, true);
+		if (ret)
+			return ret;
+		if (fre.start >= limit || (i && fre.start <= prev))
+			return -EINVAL;
+		addr += fre.size;
+	}
+	return 0;
+}
+
+/**
+ * sframe_table_validate() - check a whole section before it is used
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Re-reads the header from user memory and checks that it still matches,
+ * then checks every function descriptor (sorted, inside the text, a known
+ * type) and every frame row entry (inside the row sub-section, start
+ * addresses increasing and inside the function, a known offset encoding).
+ * May fault and sleep: call it from task context only, without mmap_lock.
+ *
+ * Return: 0 if the section is usable, a negative error otherwise.
+ */
+int sframe_table_validate(const struct sframe_table *tbl)
+{
+	struct sframe_header hdr;
+	struct sframe_table copy;
+	unsigned long prev_start = 0;
+	struct sframe_fde fde;
+	u32 i;
+	int ret;
+
+	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
+	if (ret)
+		return ret;
+	ret = sframe_table_init(&copy, &hdr, sizeof(hdr), tbl->sec_start,
+				tbl->sec_end - tbl->sec_start, tbl->text_start,
+				tbl->text_end, tbl->abi);
+	if (ret)
+		return ret;
+	if (copy.num_fdes != tbl->num_fdes || copy.version != tbl->version ||
+	    copy.flags != tbl->flags || copy.fdes_start != tbl->fdes_start ||
+	    copy.fres_start != tbl->fres_start ||
+	    copy.fres_end != tbl->fres_end ||
+	    copy.fixed_fp_off != tbl->fixed_fp_off ||
+	    copy.fixed_ra_off != tbl->fixed_ra_off)
+		return -EINVAL;
+
+	for (i = 0; i < tbl->num_fdes; i++) {
+		ret = sframe_read_fde(tbl, i, &fde, true);
+		if (ret)
+			return ret;
+		if (i && fde.func_start < prev_start)
+			return -EINVAL;
+		ret = sframe_validate_fde(tbl, &fde);
+		if (ret)
+			return ret;
+		prev_start = fde.func_start;
+	}
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Minimal perf sampler and call-chain checker for the SFrame user space
+ * unwinding selftests.
+ *
+ * A workload process is forked, a software cpu-clock sampling event is
+ * attached to it (enable-on-exec, inherited by its threads and children)
+ * and the workload is exec'ed.  Samples carry the user call chain only.
+ * Executable mappings are tracked from PERF_RECORD_MMAP2/COMM/FORK records,
+ * so addresses are symbolized against the mapping that was live when the
+ * sample was taken (dlclose()d libraries included), using the .symtab (or
+ * .dynsym) of each mapped ELF file.
+ *
+ * Run time parameters (environment):
+ *   UNWIND_PERIOD_NS  sample period in ns of cpu-clock (default 100000)
+ *   UNWIND_RUN_MS     length of each sampled workload phase (default 2000)
+ *   UNWIND_WARMUP_MS  samples ignored after a thread's first leaf sample
+ *                     (default 50)
+ *   UNWIND_MIN_LEAF   minimum number of leaf samples per check (default 200)
+ */
+#ifndef __SFRAME_SELFTEST_SAMPLER_H
+#define __SFRAME_SELFTEST_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
+#define UNWIND_COMPLETE_PCT	95
+
+/* Frames kept per sample: enough for the expected chains plus context. */
+#define SAMPLE_MAX_FRAMES	12
+
+struct sampler_opts {
+	uint64_t period_ns;
+	unsigned int run_ms;
+	uint64_t warmup_ns;
+	unsigned long min_leaf;
+};
+
+struct sample {
+	pid_t pid;
+	pid_t tid;
+	unsigned int gen;		/* execs of pid seen so far */
+	unsigned int nr;		/* frames stored in sym[]/addr[] */
+	unsigned int depth;		/* frames in the recorded chain */
+	uint64_t time;
+	const char *sym[SAMPLE_MAX_FRAMES];	/* NULL: no symbol */
+	uint64_t addr[SAMPLE_MAX_FRAMES];
+};
+
+struct sampler_buf;
+struct sampler_rec;
+struct sampler_proc;
+struct sampler_elf;
+struct sampler_mmap;
+
+struct sampler {
+	int nr_bufs;
+	struct sampler_buf *bufs;
+
+	/* raw records, copied out of the ring buffers */
+	char *raw;
+	size_t raw_len, raw_cap;
+	struct sampler_rec *recs;
+	size_t nr_recs, cap_recs;
+
+	/* decoded state */
+	struct sampler_proc *procs;
+	struct sampler_elf *elfs;
+	struct sample *samples;
+	size_t nr_samples;
+	struct sampler_mmap *mmaps;	/* every executable mapping seen */
+	size_t nr_mmaps, cap_mmaps;
+	uint64_t lost;
+};
+
+/* Address range of an executable mapping, for reports. */
+struct sampler_mapping {
+	uint64_t start;
+	uint64_t end;
+};
+
+struct sample_filter {
+	pid_t pid;		/* only this process, 0: any */
+	pid_t not_pid;		/* not this process, 0: none excluded */
+	pid_t tid;		/* only this thread, 0: any */
+	int gen;		/* only this exec generation, -1: any */
+};
+
+#define SAMPLE_FILTER_ANY ((struct sample_filter){ .gen = -1 })
+
+struct chain_stats {
+	unsigned long leaf;	/* samples whose leaf is the expected leaf */
+	unsigned long complete;	/* ... starting with the whole sequence */
+	unsigned long warmup;	/* leaf samples ignored as warm-up */
+	unsigned long total;	/* samples matching the filter */
+};
+
+void sampler_get_opts(struct sampler_opts *o);
+int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o);
+int sampler_enable(struct sampler *s);
+void sampler_drain(struct sampler *s);
+int sampler_decode(struct sampler *s);
+void sampler_close(struct sampler *s);
+int sampler_find_mapping(const struct sampler *s, const char *file_suffix,
+			 unsigned int index, struct sampler_mapping *m);
+
+/* Expected chains are given leaf first: { "c", "b", "a", "main" }. */
+void chain_count(const struct sampler *s, const struct sample_filter *f,
+		 const char *const *expect, unsigned int depth,
+		 uint64_t warmup_ns, struct chain_stats *st);
+bool chain_report(const char *label, const struct sampler *s,
+		  const struct sample_filter *f, const char *const *expect,
+		  unsigned int depth, const struct sampler_opts *o,
+		  struct chain_stats *st);
+bool chain_is_complete(const struct chain_stats *st,
+		       const struct sampler_opts *o);
+int chain_tids(const struct sampler *s, pid_t pid, const char *leaf,
+	       pid_t *tids, int max);
+
+/* A sampled workload process. */
+struct wl_run {
+	pid_t pid;
+	int status;
+	bool exited;
+	struct sampler s;
+};
+
+int wl_start(struct wl_run *w, const char *path, char *const argv[],
+	     const struct sampler_opts *o);
+int wl_phase(struct wl_run *w, unsigned int ms);
+int wl_finish(struct wl_run *w);
+void wl_cleanup(struct wl_run *w);
+bool wl_exit_ok(const struct wl_run *w);
+
+/* Helpers */
+int self_path(char *buf, size_t len);
+int self_dir_file(char *buf, size_t len, const char *name);
+int elf_has_sframe(const char *path);
+int unwind_sysctl_read(void);
+int unwind_sysctl_write(int val);
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_env(const char *path);
+void diag_elf(const char *path);
+
+#endif /* __SFRAME_SELFTEST_SAMPLER_H */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Freestanding static workload for unwind_static: no libc, no start files,
+ * its own _start with CFI so that --gsframe covers it too.  The expected
+ * chain is c <- b <- a <- main <- _start.  It spins until killed (SIGUSR1
+ * is not handled, its default action ends the process).
+ */
+
+int main(void);
+
+/*
+ * _start: call main directly with the ABI stack alignment, then exit_group.
+ * The frame-pointer register is cleared as the psABI asks.
+ */
+#if defined(__x86_64__)
+asm(".text\n"
+    ".globl _start\n"
+    ".type _start, @function\n"
+    "_start:\n"
+    ".cfi_startproc\n"
+    "	xor %ebp, %ebp\n"
+    "	call main\n"
+    "	mov %eax, %edi\n"
+    "	mov $231, %eax\n"
+    "	syscall\n"
+    "	hlt\n"
+    ".cfi_endproc\n"
+    ".size _start, . - _start\n");
+#elif defined(__aarch64__)
+asm(".text\n"
+    ".globl _start\n"
+    ".type _start, @function\n"
+    "_start:\n"
+    ".cfi_startproc\n"
+    "	mov x29, xzr\n"
+    "	mov x30, xzr\n"
+    "	bl main\n"
+    "	mov x8, #94\n"
+    "	svc #0\n"
+    "	brk #0\n"
+    ".cfi_endproc\n"
+    ".size _start, . - _start\n");
+#else
+#error "unsupported architecture"
+#endif
+
+static volatile int stop;
+
+__attribute__((noinline, noclone)) void c(void)
+{
+	while (!stop)
+		asm volatile("" ::: "memory");
+}
+
+__attribute__((noinline, noclone)) void b(void)
+{
+	c();
+	asm volatile("" ::: "memory");
+}
+
+__attribute__((noinline, noclone)) void a(void)
+{
+	b();
+	asm volatile("" ::: "memory");
+}
+
+int main(void)
+{
+	a();
+	return 0;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame data of dlopen()ed libraries, and its removal at dlclose():
+ *
+ * 1. dlopen libsf_a.so (SFrame, no frame pointers), sample inside it: the
+ *    chain sfa_leaf <- sfa_mid <- sfa_entry <- main must be complete.
+ * 2. dlclose it, dlopen libfp_b.so (frame pointers, no SFrame), which is
+ *    usually mapped over the range libsf_a.so used.  Its chains must be the
+ *    correct frame-pointer chains: stale SFrame data of the old range would
+ *    break them.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+typedef void (*entry_fn)(volatile sig_atomic_t *stop);
+
+static const char *const expect_a[] = {
+	"sfa_leaf", "sfa_mid", "sfa_entry", "main"
+};
+
+static const char *const expect_b[] = {
+	"fpb_leaf", "fpb_mid", "fpb_entry", "main"
+};
+
+__wl_func static entry_fn load(const char *name, const char *sym, void **h)
+{
+	char path[PATH_MAX];
+	entry_fn fn;
+
+	if (self_dir_file(path, sizeof(path), name))
+		return NULL;
+	*h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!*h) {
+		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+		return NULL;
+	}
+	fn = (entry_fn)dlsym(*h, sym);
+	if (!fn)
+		fprintf(stderr, "dlsym %s: %s\n", sym, dlerror());
+	return fn;
+}
+
+TEST(sframe_dlopen)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_mapping ma, mb;
+	struct chain_stats st;
+	struct sampler_opts o;
+	char exe[PATH_MAX], lib[PATH_MAX];
+	char *argv[] = { exe, WL_ARG, NULL };
+	struct wl_run w;
+	bool ok_a, ok_b;
+
+	sampler_get_opts(&o);
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	diag_env(exe);
+	ASSERT_EQ(1, elf_has_sframe(exe));
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_a.so"));
+	diag_elf(lib);
+	ASSERT_EQ(1, elf_has_sframe(lib));
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libfp_b.so"));
+	diag_elf(lib);
+	ASSERT_EQ(0, elf_has_sframe(lib));
+
+	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+
+	if (!sampler_find_mapping(&w.s, "/libsf_a.so", 0, &ma) &&
+	    !sampler_find_mapping(&w.s, "/libfp_b.so", 0, &mb))
+		diag("text of libsf_a.so %#llx-%#llx, libfp_b.so %#llx-%#llx: %s\n",
+		     (unsigned long long)ma.start, (unsigned long long)ma.end,
+		     (unsigned long long)mb.start, (unsigned long long)mb.end,
+		     ma.start == mb.start && ma.end == mb.end ? "same range" :
+		     ma.start < mb.end && mb.start < ma.end ? "overlapping" :
+		     "disjoint (stale range not exercised)");
+	else
+		diag("executable mappings of the libraries not seen\n");
+
+	f.pid = w.pid;
+	ok_a = chain_report("dlopen sframe lib", &w.s, &f, expect_a,
+			    ARRAY_SIZE(expect_a), &o, &st);
+	ok_b = chain_report("dlopen fp lib after dlclose", &w.s, &f, expect_b,
+			    ARRAY_SIZE(expect_b), &o, &st);
+	wl_cleanup(&w);
+	EXPECT_TRUE(ok_a);
+	ASSERT_TRUE(ok_b);
+}
+
+int main(int argc, char **argv)
+{
+	entry_fn fn;
+	void *h;
+
+	if (!wl_mode(argc, argv))
+		return test_harness_run(argc, argv);
+
+	wl_init();
+	fn = load("libsf_a.so", "sfa_entry", &h);
+	if (!fn)
+		return 1;
+	fn(&workload_stop);
+	dlclose(h);
+
+	workload_stop = 0;
+	fn = load("libfp_b.so", "fpb_entry", &h);
+	if (!fn)
+		return 1;
+	fn(&workload_stop);
+	dlclose(h);
+	return 0;
+}

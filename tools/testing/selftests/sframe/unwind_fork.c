@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame data is inherited across fork(): the workload forks and only the
+ * child runs main -> a -> b -> c (-fomit-frame-pointer, --gsframe).  The
+ * child's chains must be complete.
+ */
+#include <limits.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+static const char *const expect[] = { "c", "b", "a", "main" };
+
+TEST(sframe_fork)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	char exe[PATH_MAX];
+	char *argv[] = { exe, WL_ARG, NULL };
+	struct wl_run w;
+	bool ok;
+
+	sampler_get_opts(&o);
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	diag_env(exe);
+	ASSERT_EQ(1, elf_has_sframe(exe));
+
+	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+
+	/* samples of the forked child only */
+	f.not_pid = w.pid;
+	ok = chain_report("fork child", &w.s, &f, expect, ARRAY_SIZE(expect),
+			  &o, &st);
+	wl_cleanup(&w);
+	ASSERT_TRUE(ok);
+}
+
+int main(int argc, char **argv)
+{
+	int status;
+	pid_t pid;
+
+	if (!wl_mode(argc, argv))
+		return test_harness_run(argc, argv);
+
+	wl_init();
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		a();
+		return 0;
+	}
+	/* SIGUSR1 goes to the whole process group, the child included */
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workload side of the SFrame unwinding selftests, see workload.h.
+ */
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "workload.h"
+
+volatile sig_atomic_t workload_stop;
+
+/* NULL: not a workload run; "" or the mode string otherwise. */
+const char *wl_mode(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], WL_ARG))
+		return NULL;
+	return argc > 2 ? argv[2] : "";
+}
+
+static void wl_on_usr1(int sig)
+{
+	workload_stop = 1;
+}
+
+void wl_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wl_on_usr1;
+	/* no SA_RESTART: blocking calls return EINTR */
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+__wl_func void c(void)
+{
+	wl_spin(&workload_stop);
+}
+
+__wl_func void b(void)
+{
+	c();
+	asm volatile("" ::: "memory");
+}
+
+__wl_func void a(void)
+{
+	b();
+	asm volatile("" ::: "memory");
+}

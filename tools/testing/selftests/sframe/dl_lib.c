@@ -12,20 +12,31 @@
 #define CAT(a, b)	__CAT(a, b)
 #define FN(name)	CAT(LIB_PREFIX, name)
 
+/* keep a local array on the stack: every function gets a real frame */
+#define USE(frame)	asm volatile("" : : "r"(frame) : "memory")
+
 __attribute__((noinline, noclone)) void FN(leaf)(volatile sig_atomic_t *stop)
 {
+	char frame[24];
+
 	while (!*stop)
-		asm volatile("" ::: "memory");
+		USE(frame);
 }
 
 __attribute__((noinline, noclone)) void FN(mid)(volatile sig_atomic_t *stop)
 {
+	char frame[40];
+
+	USE(frame);
 	FN(leaf)(stop);
-	asm volatile("" ::: "memory");
+	USE(frame);
 }
 
 __attribute__((noinline, noclone)) void FN(entry)(volatile sig_atomic_t *stop)
 {
+	char frame[72];
+
+	USE(frame);
 	FN(mid)(stop);
-	asm volatile("" ::: "memory");
+	USE(frame);
 }

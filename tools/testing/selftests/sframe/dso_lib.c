@@ -6,6 +6,9 @@
 
 __attribute__((noinline, noclone)) void dso_entry(void (*cb)(void))
 {
+	char frame[40];
+
+	asm volatile("" : : "r"(frame) : "memory");
 	cb();
-	asm volatile("" ::: "memory");
+	asm volatile("" : : "r"(frame) : "memory");
 }

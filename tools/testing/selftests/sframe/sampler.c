@@ -1063,10 +1063,13 @@ struct hist_entry {
 	unsigned long count;
 };
 
-/* Print the most frequent incomplete chains. */
+/* Print the most frequent incomplete chains (warm-up excluded). */
 static void chain_hist(const struct sampler *s, const struct sample_filter *f,
-		       const char *const *expect, unsigned int depth)
+		       const char *const *expect, unsigned int depth,
+		       uint64_t warmup_ns)
 {
+	struct warmup_key keys[WARMUP_KEYS];
+	unsigned int nr_keys = 0;
 	struct hist_entry *h;
 	unsigned int nr = 0, i, j, shown;
 	unsigned long other = 0;
@@ -1081,6 +1084,7 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 
 		if (!filter_match(f, smp) || !smp->nr ||
 		    !sym_is(smp->sym[0], expect[0]) ||
+		    in_warmup(keys, &nr_keys, smp, warmup_ns) ||
 		    chain_match(smp, expect, depth))
 			continue;
 		chain_format(smp, depth + 2, buf, sizeof(buf));
@@ -1137,7 +1141,7 @@ bool chain_report(const char *label, const struct sampler *s,
 	     st->total, st->warmup, (unsigned long long)s->lost,
 	     st->leaf < o->min_leaf ? " (too few leaf samples)" : "");
 	if (st->complete < st->leaf)
-		chain_hist(s, f, expect, depth);
+		chain_hist(s, f, expect, depth, o->warmup_ns);
 	return ok;
 }
 

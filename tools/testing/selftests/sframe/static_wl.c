@@ -46,22 +46,33 @@ asm(".text\n"
 
 static volatile int stop;
 
+/* keep a local array on the stack: every function gets a real frame */
+#define USE(frame)	asm volatile("" : : "r"(frame) : "memory")
+
 __attribute__((noinline, noclone)) void c(void)
 {
+	char frame[24];
+
 	while (!stop)
-		asm volatile("" ::: "memory");
+		USE(frame);
 }
 
 __attribute__((noinline, noclone)) void b(void)
 {
+	char frame[40];
+
+	USE(frame);
 	c();
-	asm volatile("" ::: "memory");
+	USE(frame);
 }
 
 __attribute__((noinline, noclone)) void a(void)
 {
+	char frame[88];
+
+	USE(frame);
 	b();
-	asm volatile("" ::: "memory");
+	USE(frame);
 }
 
 int main(void)

@@ -18,13 +18,18 @@ static const char *const expect[] = {
 
 __wl_func void exe_leaf(void)
 {
-	wl_spin(&workload_stop);
+	char frame[24];
+
+	wl_spin(&workload_stop, frame);
 }
 
 __wl_func void exe_callback(void)
 {
+	char frame[56];
+
+	wl_use(frame);
 	exe_leaf();
-	asm volatile("" ::: "memory");
+	wl_use(frame);
 }
 
 TEST(sframe_pie_dso)

@@ -18,8 +18,11 @@ static const char *const expect[] = { "c", "b", "a", "thread_fn" };
 
 __wl_func static void *thread_fn(void *arg)
 {
+	char frame[56];
+
+	wl_use(frame);
 	a();
-	asm volatile("" ::: "memory");
+	wl_use(frame);
 	return NULL;
 }
 

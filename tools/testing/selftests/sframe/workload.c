@@ -35,17 +35,25 @@ void wl_init(void)
 
 __wl_func void c(void)
 {
-	wl_spin(&workload_stop);
+	char frame[24];
+
+	wl_spin(&workload_stop, frame);
 }
 
 __wl_func void b(void)
 {
+	char frame[40];
+
+	wl_use(frame);
 	c();
-	asm volatile("" ::: "memory");
+	wl_use(frame);
 }
 
 __wl_func void a(void)
 {
+	char frame[88];
+
+	wl_use(frame);
 	b();
-	asm volatile("" ::: "memory");
+	wl_use(frame);
 }

@@ -24,11 +24,18 @@ void a(void);
 void b(void);
 void c(void);
 
+/*
+ * Make the caller keep "frame" (a local array) on its own stack, so that
+ * every workload function has a real stack frame and the unwinder has to
+ * get its CFA offset right.
+ */
+#define wl_use(frame)	asm volatile("" : : "r"(frame) : "memory")
+
 /* Spin until told to stop. */
-static inline void wl_spin(volatile sig_atomic_t *stop)
+static inline void wl_spin(volatile sig_atomic_t *stop, void *frame)
 {
 	while (!*stop)
-		asm volatile("" ::: "memory");
+		wl_use(frame);
 }
 
 #endif /* __SFRAME_SELFTEST_WORKLOAD_H */

@@ -13,30 +13,33 @@
 #define FN(name)	CAT(LIB_PREFIX, name)
 
 /* keep a local array on the stack: every function gets a real frame */
-#define USE(frame)	asm volatile("" : : "r"(frame) : "memory")
+static inline void use(void *frame)
+{
+	asm volatile("" : : "r"(frame) : "memory");
+}
 
 __attribute__((noinline, noclone)) void FN(leaf)(volatile sig_atomic_t *stop)
 {
 	char frame[24];
 
 	while (!*stop)
-		USE(frame);
+		use(frame);
 }
 
 __attribute__((noinline, noclone)) void FN(mid)(volatile sig_atomic_t *stop)
 {
 	char frame[40];
 
-	USE(frame);
+	use(frame);
 	FN(leaf)(stop);
-	USE(frame);
+	use(frame);
 }
 
 __attribute__((noinline, noclone)) void FN(entry)(volatile sig_atomic_t *stop)
 {
 	char frame[72];
 
-	USE(frame);
+	use(frame);
 	FN(mid)(stop);
-	USE(frame);
+	use(frame);
 }

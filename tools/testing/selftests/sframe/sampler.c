@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Minimal perf sampler, symbolizer and call-chain checker for the SFrame
- * user space unwinding selftests.  See sampler.h.
+ * user space unwinding selftests.  See sampler.h.  SFrame exists for 64-bit
+ * targets only, so only ELFCLASS64 files are read.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -10,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,7 +69,7 @@ struct sampler_elf {
 	char *path;
 	void *map;
 	size_t len;
-	const ElfW(Phdr) *phdr;
+	const Elf64_Phdr *phdr;
 	unsigned int phnum;
 	struct sampler_sym *syms;
 	size_t nr_syms;
@@ -215,10 +215,10 @@ static bool elf_range_ok(size_t len, uint64_t off, uint64_t size)
 	return off <= len && size <= len - off;
 }
 
-static void elf_read_syms(struct sampler_elf *e, const ElfW(Ehdr) *eh)
+static void elf_read_syms(struct sampler_elf *e, const Elf64_Ehdr *eh)
 {
-	const ElfW(Shdr) *sh, *symsh = NULL, *strsh;
-	const ElfW(Sym) *sym;
+	const Elf64_Shdr *sh, *symsh = NULL, *strsh;
+	const Elf64_Sym *sym;
 	const char *str;
 	size_t i, n;
 
@@ -226,7 +226,7 @@ static void elf_read_syms(struct sampler_elf *e, const ElfW(Ehdr) *eh)
 	    !elf_range_ok(e->len, eh->e_shoff,
 			  (uint64_t)eh->e_shnum * sizeof(*sh)))
 		return;
-	sh = (const ElfW(Shdr) *)((const char *)e->map + eh->e_shoff);
+	sh = (const Elf64_Shdr *)((const char *)e->map + eh->e_shoff);
 
 	for (i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
@@ -244,7 +244,7 @@ static void elf_read_syms(struct sampler_elf *e, const ElfW(Ehdr) *eh)
 	    !strsh->sh_size)
 		return;
 
-	sym = (const ElfW(Sym) *)((const char *)e->map + symsh->sh_offset);
+	sym = (const Elf64_Sym *)((const char *)e->map + symsh->sh_offset);
 	str = (const char *)e->map + strsh->sh_offset;
 	n = symsh->sh_size / sizeof(*sym);
 
@@ -272,7 +272,7 @@ static void elf_read_syms(struct sampler_elf *e, const ElfW(Ehdr) *eh)
 
 static void elf_load(struct sampler_elf *e)
 {
-	const ElfW(Ehdr) *eh;
+	const Elf64_Ehdr *eh;
 	struct stat st;
 	void *map;
 	int fd;
@@ -293,13 +293,12 @@ static void elf_load(struct sampler_elf *e)
 
 	eh = map;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 :
-						     ELFCLASS32) ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	    !elf_range_ok(e->len, eh->e_phoff,
-			  (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr))))
+			  (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
 		return;
-	e->phdr = (const ElfW(Phdr) *)((const char *)map + eh->e_phoff);
+	e->phdr = (const Elf64_Phdr *)((const char *)map + eh->e_phoff);
 	e->phnum = eh->e_phnum;
 	elf_read_syms(e, eh);
 }
@@ -338,7 +337,7 @@ static void elf_free(struct sampler_elf *e)
 
 static const char *elf_symbol(const struct sampler_elf *e, uint64_t file_off)
 {
-	const ElfW(Phdr) *ph = NULL;
+	const Elf64_Phdr *ph = NULL;
 	uint64_t vaddr;
 	size_t lo, hi, i;
 	unsigned int k;
@@ -1096,7 +1095,7 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 				other++;
 				continue;
 			}
-			strcpy(h[nr++].chain, buf);
+			snprintf(h[nr++].chain, sizeof(h->chain), "%s", buf);
 		}
 		h[i].count++;
 	}
@@ -1374,7 +1373,7 @@ void diag_env(const char *path)
 
 	sampler_get_opts(&o);
 	if (uname(&u))
-		strcpy(u.release, "?");
+		snprintf(u.release, sizeof(u.release), "?");
 	if (v >= 0)
 		snprintf(sysctl, sizeof(sysctl), "%d", v);
 	else

@@ -6,40 +6,38 @@
  * is not handled, its default action ends the process).
  */
 
-int main(void);
-
 /*
  * _start: call main directly with the ABI stack alignment, then exit_group.
  * The frame-pointer register is cleared as the psABI asks.
  */
 #if defined(__x86_64__)
 asm(".text\n"
-    ".globl _start\n"
-    ".type _start, @function\n"
-    "_start:\n"
-    ".cfi_startproc\n"
-    "	xor %ebp, %ebp\n"
-    "	call main\n"
-    "	mov %eax, %edi\n"
-    "	mov $231, %eax\n"
-    "	syscall\n"
-    "	hlt\n"
-    ".cfi_endproc\n"
-    ".size _start, . - _start\n");
+	".globl _start\n"
+	".type _start, @function\n"
+	"_start:\n"
+	".cfi_startproc\n"
+	"	xor %ebp, %ebp\n"
+	"	call main\n"
+	"	mov %eax, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	".cfi_endproc\n"
+	".size _start, . - _start\n");
 #elif defined(__aarch64__)
 asm(".text\n"
-    ".globl _start\n"
-    ".type _start, @function\n"
-    "_start:\n"
-    ".cfi_startproc\n"
-    "	mov x29, xzr\n"
-    "	mov x30, xzr\n"
-    "	bl main\n"
-    "	mov x8, #94\n"
-    "	svc #0\n"
-    "	brk #0\n"
-    ".cfi_endproc\n"
-    ".size _start, . - _start\n");
+	".globl _start\n"
+	".type _start, @function\n"
+	"_start:\n"
+	".cfi_startproc\n"
+	"	mov x29, xzr\n"
+	"	mov x30, xzr\n"
+	"	bl main\n"
+	"	mov x8, #94\n"
+	"	svc #0\n"
+	"	brk #0\n"
+	".cfi_endproc\n"
+	".size _start, . - _start\n");
 #else
 #error "unsupported architecture"
 #endif
@@ -47,32 +45,35 @@ asm(".text\n"
 static volatile int stop;
 
 /* keep a local array on the stack: every function gets a real frame */
-#define USE(frame)	asm volatile("" : : "r"(frame) : "memory")
+static inline void use(void *frame)
+{
+	asm volatile("" : : "r"(frame) : "memory");
+}
 
 __attribute__((noinline, noclone)) void c(void)
 {
 	char frame[24];
 
 	while (!stop)
-		USE(frame);
+		use(frame);
 }
 
 __attribute__((noinline, noclone)) void b(void)
 {
 	char frame[40];
 
-	USE(frame);
+	use(frame);
 	c();
-	USE(frame);
+	use(frame);
 }
 
 __attribute__((noinline, noclone)) void a(void)
 {
 	char frame[88];
 
-	USE(frame);
+	use(frame);
 	b();
-	USE(frame);
+	use(frame);
 }
 
 int main(void)

@@ -29,7 +29,10 @@ void c(void);
  * every workload function has a real stack frame and the unwinder has to
  * get its CFA offset right.
  */
-#define wl_use(frame)	asm volatile("" : : "r"(frame) : "memory")
+static inline void wl_use(void *frame)
+{
+	asm volatile("" : : "r"(frame) : "memory");
+}
 
 /* Spin until told to stop. */
 static inline void wl_spin(volatile sig_atomic_t *stop, void *frame)

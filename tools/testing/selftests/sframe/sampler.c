@@ -152,7 +152,8 @@ void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static unsigned long env_ulong(const char *name, unsigned long def)
+static unsigned long env_ulong(const char *name, unsigned long def,
+			       unsigned long min)
 {
 	const char *v = getenv(name);
 	unsigned long val;
@@ -162,17 +163,17 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 		return def;
 	errno = 0;
 	val = strtoul(v, &end, 0);
-	if (errno || *end || !val)
+	if (errno || *end || val < min)
 		return def;
 	return val;
 }
 
 void sampler_get_opts(struct sampler_opts *o)
 {
-	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000);
-	o->run_ms = env_ulong("UNWIND_RUN_MS", 2000);
-	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 50) * 1000000ULL;
-	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200);
+	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000, 1000);
+	o->run_ms = env_ulong("UNWIND_RUN_MS", 2000, 1);
+	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 50, 0) * 1000000ULL;
+	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200, 1);
 }
 
 static uint64_t now_ms(void)
@@ -473,17 +474,31 @@ static int proc_add_map(struct sampler_proc *p, uint64_t start, uint64_t end,
 	return 0;
 }
 
-static const char *proc_symbol(const struct sampler_proc *p, uint64_t addr)
+/*
+ * Symbolize addr (ip - 1 for return addresses).  For reports, *obj and
+ * *off are set to the mapped file and the file offset of ip when there is
+ * no symbol.
+ */
+static const char *proc_symbol(const struct sampler_proc *p, uint64_t addr,
+			       uint64_t ip, const char **obj, uint64_t *off)
 {
+	const struct sampler_map *m;
+	const char *sym, *slash;
 	size_t i;
 
+	*obj = NULL;
+	*off = ip;
 	for (i = 0; i < p->nr_maps; i++) {
-		const struct sampler_map *m = &p->maps[i];
-
-		if (addr >= m->start && addr < m->end)
-			return m->elf ? elf_symbol(m->elf,
-						   addr - m->start + m->pgoff) :
-					NULL;
+		m = &p->maps[i];
+		if (addr < m->start || addr >= m->end || !m->elf)
+			continue;
+		sym = elf_symbol(m->elf, addr - m->start + m->pgoff);
+		if (!sym) {
+			slash = strrchr(m->elf->path, '/');
+			*obj = slash ? slash + 1 : m->elf->path;
+			*off = ip - m->start + m->pgoff;
+		}
+		return sym;
 	}
 	return NULL;
 }
@@ -765,17 +780,18 @@ static void decode_sample(struct sampler *s, const struct rec_sample *r)
 	smp->gen = p->gen;
 
 	for (i = 0; i < r->nr; i++) {
-		uint64_t ip = r->ips[i];
+		uint64_t ip = r->ips[i], addr = ip;
+		unsigned int n = smp->nr;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
 		/* return addresses point after the call */
-		if (!first && ip)
-			ip--;
+		if (!first && addr)
+			addr--;
 		first = false;
-		if (smp->nr < SAMPLE_MAX_FRAMES) {
-			smp->addr[smp->nr] = ip;
-			smp->sym[smp->nr] = proc_symbol(p, ip);
+		if (n < SAMPLE_MAX_FRAMES) {
+			smp->sym[n] = proc_symbol(p, addr, ip, &smp->obj[n],
+						  &smp->addr[n]);
 			smp->nr++;
 		}
 		smp->depth++;
@@ -1047,9 +1063,20 @@ static void chain_format(const struct sample *smp, unsigned int depth,
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (i = 0; i < smp->nr && i < depth && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? " <- " : "",
-				smp->sym[i] ? smp->sym[i] : "?");
+	for (i = 0; i < smp->nr && i < depth && off < len; i++) {
+		const char *sep = i ? " <- " : "";
+
+		if (smp->sym[i])
+			off += snprintf(buf + off, len - off, "%s%s", sep,
+					smp->sym[i]);
+		else if (smp->obj[i])
+			off += snprintf(buf + off, len - off, "%s%s+0x%llx", sep,
+					smp->obj[i],
+					(unsigned long long)smp->addr[i]);
+		else
+			off += snprintf(buf + off, len - off, "%s0x%llx", sep,
+					(unsigned long long)smp->addr[i]);
+	}
 	if (off < len && smp->depth > i)
 		snprintf(buf + off, len - off, " <- ... (%u frames)",
 			 smp->depth);
@@ -1062,7 +1089,10 @@ struct hist_entry {
 	unsigned long count;
 };
 
-/* Print the most frequent incomplete chains (warm-up excluded). */
+/*
+ * Print the most frequent chains of the leaf samples (warm-up excluded),
+ * complete ones included: they show what lies beyond the expected part.
+ */
 static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 		       const char *const *expect, unsigned int depth,
 		       uint64_t warmup_ns)
@@ -1083,8 +1113,7 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 
 		if (!filter_match(f, smp) || !smp->nr ||
 		    !sym_is(smp->sym[0], expect[0]) ||
-		    in_warmup(keys, &nr_keys, smp, warmup_ns) ||
-		    chain_match(smp, expect, depth))
+		    in_warmup(keys, &nr_keys, smp, warmup_ns))
 			continue;
 		chain_format(smp, depth + 2, buf, sizeof(buf));
 		for (i = 0; i < nr; i++)
@@ -1112,8 +1141,8 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 		diag("  %6lu x %s\n", h[shown].count, h[shown].chain);
 	}
 	if (nr > shown || other)
-		diag("  (%u more distinct incomplete chains)\n",
-		     nr - shown + (other ? 1 : 0));
+		diag("  (and %s%u more distinct chains)\n", other ? "over " : "",
+		     nr - shown);
 	free(h);
 }
 
@@ -1139,7 +1168,7 @@ bool chain_report(const char *label, const struct sampler *s,
 	     st->leaf ? 100.0 * st->complete / st->leaf : 0.0,
 	     st->total, st->warmup, (unsigned long long)s->lost,
 	     st->leaf < o->min_leaf ? " (too few leaf samples)" : "");
-	if (st->complete < st->leaf)
+	if (st->leaf)
 		chain_hist(s, f, expect, depth, o->warmup_ns);
 	return ok;
 }

@@ -15,7 +15,7 @@
  *   UNWIND_PERIOD_NS  sample period in ns of cpu-clock (default 100000)
  *   UNWIND_RUN_MS     length of each sampled workload phase (default 2000)
  *   UNWIND_WARMUP_MS  samples ignored after a thread's first leaf sample
- *                     (default 50)
+ *                     (default 50, 0: none)
  *   UNWIND_MIN_LEAF   minimum number of leaf samples per check (default 200)
  */
 #ifndef __SFRAME_SELFTEST_SAMPLER_H
@@ -42,10 +42,12 @@ struct sample {
 	pid_t pid;
 	pid_t tid;
 	unsigned int gen;		/* execs of pid seen so far */
-	unsigned int nr;		/* frames stored in sym[]/addr[] */
+	unsigned int nr;		/* frames stored below */
 	unsigned int depth;		/* frames in the recorded chain */
 	uint64_t time;
 	const char *sym[SAMPLE_MAX_FRAMES];	/* NULL: no symbol */
+	/* without a symbol: mapped file (or NULL) and offset (or address) */
+	const char *obj[SAMPLE_MAX_FRAMES];
 	uint64_t addr[SAMPLE_MAX_FRAMES];
 };
 

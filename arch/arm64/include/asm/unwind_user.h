@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ASM_ARM64_UNWIND_USER_H
+#define _ASM_ARM64_UNWIND_USER_H
+
+#include <linux/elf-em.h>
+#include <linux/unwind_user_types.h>
+#include <asm/compiler.h>
+#include <asm/ptrace.h>
+
+/*
+ * A frame record { x29, x30 } at x29: the caller's x29 at [x29], the return
+ * address above it, signed when the code uses pointer authentication.
+ */
+#define ARCH_INIT_USER_FP_FRAME {					\
+	.cfa_off	= 2 * sizeof(long),				\
+	.ra_off		= -1 * (int)sizeof(long),			\
+	.fp_off		= -2 * (int)sizeof(long),			\
+	.use_fp		= true,						\
+	.ra_saved	= true,						\
+	.fp_saved	= true,						\
+	.ra_signed	= true,						\
+}
+
+/* At a function's first instruction the return address is in x30. */
+#define ARCH_INIT_USER_ENTRY_FRAME {					\
+	.cfa_off	= 0,						\
+	.use_fp		= false,					\
+	.ra_saved	= false,					\
+	.fp_saved	= false,					\
+}
+
+#ifdef CONFIG_CPU_BIG_ENDIAN
+#define ARCH_SFRAME_ABI			SFRAME_ABI_AARCH64_ENDIAN_BIG
+#else
+#define ARCH_SFRAME_ABI			SFRAME_ABI_AARCH64_ENDIAN_LITTLE
+#endif
+#define ARCH_SFRAME_ELF_MACHINE		EM_AARCH64
+
+/* Only AArch64 tasks; AArch32 compat tasks keep their own walk. */
+static inline bool arch_unwind_user_supported(struct pt_regs *regs)
+{
+	return !compat_user_mode(regs);
+}
+
+/* The innermost frame's return address may still be in the link register. */
+static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
+						  unsigned long *ra)
+{
+	*ra = procedure_link_pointer(regs);
+	return true;
+}
+
+/* Remove the pointer authentication code of a signed return address. */
+static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
+{
+	return ptrauth_strip_user_insn_pac(ra);
+}
+
+#endif /* _ASM_ARM64_UNWIND_USER_H */

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -643,16 +642,6 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
 err:
 	sampler_close(s);
 	return ret;
-}
-
-int sampler_enable(struct sampler *s)
-{
-	int i;
-
-	for (i = 0; i < s->nr_bufs; i++)
-		if (ioctl(s->bufs[i].fd, PERF_EVENT_IOC_ENABLE, 0))
-			return -errno;
-	return 0;
 }
 
 static char *raw_reserve(struct sampler *s, size_t len)

@@ -101,7 +101,6 @@ struct chain_stats {
 
 void sampler_get_opts(struct sampler_opts *o);
 int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o);
-int sampler_enable(struct sampler *s);
 void sampler_drain(struct sampler *s);
 int sampler_decode(struct sampler *s);
 void sampler_close(struct sampler *s);

@@ -1,0 +1,126 @@
+#!/bin/bash
+# Checks that a maintainer runs on the series itself, as TAP lines:
+#   - checkpatch.pl --strict on every patch: no errors, warnings or checks
+#   - scripts/kernel-doc -Wall on every added .c/.h file: no warnings
+#   - the MAINTAINERS entry the series ends with == MAINTAINERS.fragment
+#   - bisectability: git am the patches one by one onto the pinned base in
+#     a separate worktree and build an x86_64 kernel after each (small
+#     config, incremental), then an arm64 kernel at the end
+#
+#   harness/series-check.sh [--no-build]
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+BUILD=1
+[ "${1:-}" = "--no-build" ] && BUILD=
+C=$OUT/series-check
+mkdir -p "$C"
+N=0 FAIL=0
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
+comment() { sed 's/^/# /'; }
+
+"$TOP/harness/base.sh" >/dev/null
+# scripts/spdxcheck.py needs python3-ply: use Debian's python3.
+export PATH=/usr/bin:$PATH
+
+mapfile -t PATCHES < <(ls "$TOP"/patches/[0-9]*.patch | grep -v '/0000-')
+
+for p in "${PATCHES[@]}"; do
+	name=$(basename "$p" .patch)
+	out=$C/checkpatch-$name.txt
+	(cd "$SRC" && scripts/checkpatch.pl --strict --no-summary --quiet \
+		--ignore FILE_PATH_CHANGES_NONE "$p") >"$out" 2>&1 || true
+	if grep -qE '^(ERROR|WARNING|CHECK):' "$out"; then
+		not_ok "checkpatch --strict: $name"
+		grep -E '^(ERROR|WARNING|CHECK):' "$out" | sort | uniq -c | comment
+	else
+		ok "checkpatch --strict: $name"
+	fi
+done
+
+kdoc_out=$C/kernel-doc.txt
+: >"$kdoc_out"
+for f in $("$TOP/harness/series.sh" list); do
+	case "$f" in
+	*.c | *.h) ;;
+	*) continue ;;
+	esac
+	case "$f" in tools/*) continue ;; esac
+	(cd "$SRC" && scripts/kernel-doc -none -Wall "$f") >>"$kdoc_out" 2>&1 || true
+done
+if [ -s "$kdoc_out" ]; then
+	not_ok "kernel-doc -Wall on the added files"
+	comment <"$kdoc_out"
+else
+	ok "kernel-doc -Wall on the added files"
+fi
+
+if python3 "$TOP/harness/maintainers.py" check >"$C/maintainers.txt" 2>&1; then
+	ok "MAINTAINERS entry of the series equals MAINTAINERS.fragment"
+else
+	not_ok "MAINTAINERS entry of the series equals MAINTAINERS.fragment"
+	comment <"$C/maintainers.txt"
+fi
+
+[ -n "$BUILD" ] || { echo "# builds skipped (--no-build)"; exit $((FAIL > 0)); }
+
+# A worktree of the base for the patch-by-patch builds.
+WT=$OUT/src/bisect
+if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$WT" base
+fi
+git -C "$WT" am --abort >/dev/null 2>&1 || true
+git -C "$WT" checkout -q -f --detach base
+
+small_config() {
+	local arch=$1 o=$2 frag=$C/$arch-small.config
+	shift 2
+	printf '%s\n' "$@" >"$frag"
+	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} tinyconfig >/dev/null
+	"$WT/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$frag" >/dev/null
+	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} olddefconfig >/dev/null
+}
+
+build() {
+	local arch=$1 o=$2 log=$3
+	make -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} \
+		-j"$JOBS" KCFLAGS=-Werror >"$log" 2>&1
+}
+
+X86=$OUT/build/bisect-x86_64
+COMMON=(CONFIG_PRINTK=y CONFIG_MULTIUSER=y CONFIG_FUTEX=y CONFIG_PERF_EVENTS=y
+	CONFIG_PROC_FS=y CONFIG_PROC_SYSCTL=y CONFIG_BINFMT_ELF=y CONFIG_KUNIT=y
+	CONFIG_USERSPACE_UNWINDER_SFRAME=y CONFIG_SFRAME_KUNIT_TEST=y)
+i=0
+for p in "${PATCHES[@]}"; do
+	i=$((i + 1))
+	name=$(basename "$p" .patch)
+	if ! git -C "$WT" -c user.name=check -c user.email=check@localhost am -q "$p" \
+		>"$C/am-$i.log" 2>&1; then
+		not_ok "git am $name"
+		comment <"$C/am-$i.log"
+		exit 1
+	fi
+	# Reconfigure each time: options appear as the series adds them.
+	CROSS= small_config x86_64 "$X86" CONFIG_64BIT=y "${COMMON[@]}"
+	start=$(date +%s)
+	if CROSS= build x86_64 "$X86" "$C/build-x86_64-$i.log"; then
+		ok "x86_64 builds after $name ($(($(date +%s) - start)) s)"
+	else
+		not_ok "x86_64 builds after $name"
+		grep -E 'error|warning' "$C/build-x86_64-$i.log" | head -20 | comment
+	fi
+done
+
+ARM=$OUT/build/bisect-arm64
+CROSS=aarch64-linux-gnu- small_config arm64 "$ARM" "${COMMON[@]}" CONFIG_ARM64_PTR_AUTH=y CONFIG_COMPAT=y
+start=$(date +%s)
+if CROSS=aarch64-linux-gnu- build arm64 "$ARM" "$C/build-arm64.log"; then
+	ok "arm64 builds with the whole series ($(($(date +%s) - start)) s)"
+else
+	not_ok "arm64 builds with the whole series"
+	grep -E 'error|warning' "$C/build-arm64.log" | head -20 | comment
+fi
+exit $((FAIL > 0))

@@ -8,38 +8,34 @@
  */
 #include <signal.h>
 
+#include "workload.h"
+
 #define __CAT(a, b)	a##_##b
 #define CAT(a, b)	__CAT(a, b)
 #define FN(name)	CAT(LIB_PREFIX, name)
 
-/* keep a local array on the stack: every function gets a real frame */
-static inline void use(void *frame)
-{
-	asm volatile("" : : "r"(frame) : "memory");
-}
-
-__attribute__((noinline, noclone)) void FN(leaf)(volatile sig_atomic_t *stop)
+/* a local array on the stack of each function: every one has a real frame */
+noinline __noclone void FN(leaf)(sig_atomic_t *stop)
 {
 	char frame[24];
 
-	while (!*stop)
-		use(frame);
+	wl_spin(stop, frame);
 }
 
-__attribute__((noinline, noclone)) void FN(mid)(volatile sig_atomic_t *stop)
+noinline __noclone void FN(mid)(sig_atomic_t *stop)
 {
 	char frame[40];
 
-	use(frame);
+	wl_use(frame);
 	FN(leaf)(stop);
-	use(frame);
+	wl_use(frame);
 }
 
-__attribute__((noinline, noclone)) void FN(entry)(volatile sig_atomic_t *stop)
+noinline __noclone void FN(entry)(sig_atomic_t *stop)
 {
 	char frame[72];
 
-	use(frame);
+	wl_use(frame);
 	FN(mid)(stop);
-	use(frame);
+	wl_use(frame);
 }

@@ -3,12 +3,13 @@
  * DT_NEEDED library of unwind_pie_dso, built with -fomit-frame-pointer and
  * --gsframe: calls back into the executable.
  */
+#include "workload.h"
 
-__attribute__((noinline, noclone)) void dso_entry(void (*cb)(void))
+noinline __noclone void dso_entry(void (*cb)(void))
 {
 	char frame[40];
 
-	asm volatile("" : : "r"(frame) : "memory");
+	wl_use(frame);
 	cb();
-	asm volatile("" : : "r"(frame) : "memory");
+	wl_use(frame);
 }

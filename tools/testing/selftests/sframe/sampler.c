@@ -7,7 +7,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/elf.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -30,6 +30,9 @@
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME		0x6474e554
+#endif
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC		10
 #endif
 
 #define MAX_CPUS		1024
@@ -68,7 +71,7 @@ struct sampler_elf {
 	char *path;
 	void *map;
 	size_t len;
-	const Elf64_Phdr *phdr;
+	const struct elf64_phdr *phdr;
 	unsigned int phnum;
 	struct sampler_sym *syms;
 	size_t nr_syms;
@@ -215,10 +218,10 @@ static bool elf_range_ok(size_t len, uint64_t off, uint64_t size)
 	return off <= len && size <= len - off;
 }
 
-static void elf_read_syms(struct sampler_elf *e, const Elf64_Ehdr *eh)
+static void elf_read_syms(struct sampler_elf *e, const struct elf64_hdr *eh)
 {
-	const Elf64_Shdr *sh, *symsh = NULL, *strsh;
-	const Elf64_Sym *sym;
+	const struct elf64_shdr *sh, *symsh = NULL, *strsh;
+	const struct elf64_sym *sym;
 	const char *str;
 	size_t i, n;
 
@@ -226,7 +229,7 @@ static void elf_read_syms(struct sampler_elf *e, const Elf64_Ehdr *eh)
 	    !elf_range_ok(e->len, eh->e_shoff,
 			  (uint64_t)eh->e_shnum * sizeof(*sh)))
 		return;
-	sh = (const Elf64_Shdr *)((const char *)e->map + eh->e_shoff);
+	sh = (const struct elf64_shdr *)((const char *)e->map + eh->e_shoff);
 
 	for (i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
@@ -244,7 +247,8 @@ static void elf_read_syms(struct sampler_elf *e, const Elf64_Ehdr *eh)
 	    !strsh->sh_size)
 		return;
 
-	sym = (const Elf64_Sym *)((const char *)e->map + symsh->sh_offset);
+	sym = (const struct elf64_sym *)((const char *)e->map +
+					 symsh->sh_offset);
 	str = (const char *)e->map + strsh->sh_offset;
 	n = symsh->sh_size / sizeof(*sym);
 
@@ -272,7 +276,7 @@ static void elf_read_syms(struct sampler_elf *e, const Elf64_Ehdr *eh)
 
 static void elf_load(struct sampler_elf *e)
 {
-	const Elf64_Ehdr *eh;
+	const struct elf64_hdr *eh;
 	struct stat st;
 	void *map;
 	int fd;
@@ -294,11 +298,11 @@ static void elf_load(struct sampler_elf *e)
 	eh = map;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phentsize != sizeof(struct elf64_phdr) ||
 	    !elf_range_ok(e->len, eh->e_phoff,
-			  (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
+			  (uint64_t)eh->e_phnum * sizeof(struct elf64_phdr)))
 		return;
-	e->phdr = (const Elf64_Phdr *)((const char *)map + eh->e_phoff);
+	e->phdr = (const struct elf64_phdr *)((const char *)map + eh->e_phoff);
 	e->phnum = eh->e_phnum;
 	elf_read_syms(e, eh);
 }
@@ -337,7 +341,7 @@ static void elf_free(struct sampler_elf *e)
 
 static const char *elf_symbol(const struct sampler_elf *e, uint64_t file_off)
 {
-	const Elf64_Phdr *ph = NULL;
+	const struct elf64_phdr *ph = NULL;
 	uint64_t vaddr;
 	size_t lo, hi, i;
 	unsigned int k;

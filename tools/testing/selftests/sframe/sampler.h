@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kselftest.h"
+
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
 #define UNWIND_COMPLETE_PCT	95
 
@@ -141,7 +143,7 @@ int self_dir_file(char *buf, size_t len, const char *name);
 int elf_has_sframe(const char *path);
 int unwind_sysctl_read(void);
 int unwind_sysctl_write(int val);
-void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__printf(1, 2) void diag(const char *fmt, ...);
 void diag_env(const char *path);
 void diag_elf(const char *path);
 

@@ -5,6 +5,7 @@
  * chain is c <- b <- a <- main <- _start.  It spins until killed (SIGUSR1
  * is not handled, its default action ends the process).
  */
+#include "workload.h"
 
 /*
  * _start: call main directly with the ABI stack alignment, then exit_group.
@@ -42,38 +43,33 @@ asm(".text\n"
 #error "unsupported architecture"
 #endif
 
-static volatile int stop;
+/* never set here: the spin loop only ends with the process */
+sig_atomic_t workload_stop;
 
-/* keep a local array on the stack: every function gets a real frame */
-static inline void use(void *frame)
-{
-	asm volatile("" : : "r"(frame) : "memory");
-}
-
-__attribute__((noinline, noclone)) void c(void)
+/* a local array on the stack of each function: every one has a real frame */
+noinline __noclone void c(void)
 {
 	char frame[24];
 
-	while (!stop)
-		use(frame);
+	wl_spin(&workload_stop, frame);
 }
 
-__attribute__((noinline, noclone)) void b(void)
+noinline __noclone void b(void)
 {
 	char frame[40];
 
-	use(frame);
+	wl_use(frame);
 	c();
-	use(frame);
+	wl_use(frame);
 }
 
-__attribute__((noinline, noclone)) void a(void)
+noinline __noclone void a(void)
 {
 	char frame[88];
 
-	use(frame);
+	wl_use(frame);
 	b();
-	use(frame);
+	wl_use(frame);
 }
 
 int main(void)

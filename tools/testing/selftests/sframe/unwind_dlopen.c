@@ -17,7 +17,7 @@
 #include "sampler.h"
 #include "workload.h"
 
-typedef void (*entry_fn)(volatile sig_atomic_t *stop);
+typedef void (*entry_fn)(sig_atomic_t *stop);
 
 static const char *const expect_a[] = {
 	"sfa_leaf", "sfa_mid", "sfa_entry", "main"
@@ -27,7 +27,8 @@ static const char *const expect_b[] = {
 	"fpb_leaf", "fpb_mid", "fpb_entry", "main"
 };
 
-__wl_func static entry_fn load(const char *name, const char *sym, void **h)
+static noinline __noclone entry_fn load(const char *name, const char *sym,
+					    void **h)
 {
 	char path[PATH_MAX];
 	entry_fn fn;
@@ -52,7 +53,7 @@ TEST(sframe_dlopen)
 	struct chain_stats st;
 	struct sampler_opts o;
 	char exe[PATH_MAX], lib[PATH_MAX];
-	char *argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 	bool ok_a, ok_b;
 

@@ -18,7 +18,7 @@ TEST(sframe_exec)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX];
-	char *argv[] = { exe, WL_ARG, "exec", NULL };
+	char *const argv[] = { exe, WL_ARG, "exec", NULL };
 	struct wl_run w;
 	bool ok1, ok2;
 
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = wl_mode(argc, argv);
 	char exe[PATH_MAX];
-	char *args[] = { exe, WL_ARG, "exec2", NULL };
+	char *const args[] = { exe, WL_ARG, "exec2", NULL };
 
 	if (!mode)
 		return test_harness_run(argc, argv);

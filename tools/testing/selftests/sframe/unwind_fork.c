@@ -20,7 +20,7 @@ TEST(sframe_fork)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX];
-	char *argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 	bool ok;
 

@@ -16,14 +16,14 @@ static const char *const expect[] = {
 	"exe_leaf", "exe_callback", "dso_entry", "main"
 };
 
-__wl_func void exe_leaf(void)
+noinline __noclone void exe_leaf(void)
 {
 	char frame[24];
 
 	wl_spin(&workload_stop, frame);
 }
 
-__wl_func void exe_callback(void)
+noinline __noclone void exe_callback(void)
 {
 	char frame[56];
 
@@ -38,7 +38,7 @@ TEST(sframe_pie_dso)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX], lib[PATH_MAX];
-	char *argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 	bool ok;
 

@@ -18,7 +18,7 @@ TEST(sframe_static)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX];
-	char *argv[] = { exe, NULL };
+	char *const argv[] = { exe, NULL };
 	struct wl_run w;
 	bool ok;
 

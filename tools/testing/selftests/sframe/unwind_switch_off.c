@@ -48,7 +48,7 @@ TEST_F(sysctl_off, sframe_switched_off)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX];
-	char *argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 
 	sampler_get_opts(&o);

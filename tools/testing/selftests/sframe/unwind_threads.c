@@ -16,7 +16,7 @@
 
 static const char *const expect[] = { "c", "b", "a", "thread_fn" };
 
-__wl_func static void *thread_fn(void *arg)
+static noinline __noclone void *thread_fn(void *arg)
 {
 	char frame[56];
 
@@ -33,7 +33,7 @@ TEST(sframe_threads)
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX], label[64];
-	char *argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 	int i, n, bad = 0;
 

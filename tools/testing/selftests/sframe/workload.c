@@ -8,7 +8,7 @@
 
 #include "workload.h"
 
-volatile sig_atomic_t workload_stop;
+sig_atomic_t workload_stop;
 
 /* NULL: not a workload run; "" or the mode string otherwise. */
 const char *wl_mode(int argc, char **argv)
@@ -33,14 +33,14 @@ void wl_init(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
-__wl_func void c(void)
+noinline __noclone void c(void)
 {
 	char frame[24];
 
 	wl_spin(&workload_stop, frame);
 }
 
-__wl_func void b(void)
+noinline __noclone void b(void)
 {
 	char frame[40];
 
@@ -49,7 +49,7 @@ __wl_func void b(void)
 	wl_use(frame);
 }
 
-__wl_func void a(void)
+noinline __noclone void a(void)
 {
 	char frame[88];
 

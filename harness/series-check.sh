@@ -75,7 +75,8 @@ git -C "$WT" am --abort >/dev/null 2>&1 || true
 git -C "$WT" checkout -q -f --detach base
 
 small_config() {
-	local arch=$1 o=$2 frag=$C/$arch-small.config
+	local arch=$1 o=$2 frag
+	frag=$C/$arch-small.config
 	shift 2
 	printf '%s\n' "$@" >"$frag"
 	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} tinyconfig >/dev/null

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Invariants of the decoder on arbitrary input; see exercise.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/sframe.h>
+#include <linux/unwind_user_types.h>
+
+#include "exercise.h"
+#include "shim/hostshim.h"
+
+#define MAX_PCS		4096
+
+struct exercise_stats exercise_stats;
+unsigned int exercise_max_pcs = MAX_PCS;
+#define MAX_MODEL_FDES	100000
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The parts of the header both helpers below need, loosely checked. */
+struct rawhdr {
+	unsigned int version, flags, fde_size;
+	int8_t fixed_fp, fixed_ra;
+	uint64_t hdr_size, num_fdes, fre_len, fdeoff, freoff;
+};
+
+static bool raw_header(const uint8_t *d, size_t size, struct rawhdr *h)
+{
+	if (size < 28 || d[0] != 0xe2 || d[1] != 0xde)
+		return false;
+	h->version = d[2];
+	h->flags = d[3];
+	h->fde_size = h->version == 1 ? 17 : 20;
+	h->fixed_fp = (int8_t)d[5];
+	h->fixed_ra = (int8_t)d[6];
+	h->hdr_size = 28 + d[7];
+	h->num_fdes = rd32(d + 8);
+	h->fre_len = rd32(d + 16);
+	h->fdeoff = rd32(d + 20);
+	h->freoff = rd32(d + 24);
+	return true;
+}
+
+/* Offset of FDE @i in the section, or 0 if it is not inside. */
+static uint64_t raw_fde_at(const struct rawhdr *h, size_t size, uint64_t i)
+{
+	uint64_t at = h->hdr_size + h->fdeoff + i * h->fde_size;
+
+	if (at + h->fde_size > size)
+		return 0;
+	return at;
+}
+
+static uint64_t raw_fde_start(const uint8_t *d, const struct rawhdr *h,
+			      uint64_t sec, uint64_t at)
+{
+	int32_t rel = (int32_t)rd32(d + at);
+	uint64_t base = (h->flags & 0x4) && h->version == 2 ? sec + at : sec;
+
+	return base + (int64_t)rel;
+}
+
+static unsigned int raw_addr_size(uint8_t info)
+{
+	switch (info & 0xf) {
+	case 0: return 1;
+	case 1: return 2;
+	case 2: return 4;
+	}
+	return 0;
+}
+
+size_t derive_pcs(const uint8_t *d, size_t size, uint64_t sec,
+		  uint64_t *pcs, size_t max)
+{
+	struct rawhdr h;
+	size_t n = 0;
+	uint64_t i;
+
+#define ADD(v) do { if (n < max) pcs[n++] = (v); } while (0)
+	if (!raw_header(d, size, &h))
+		return 0;
+	for (i = 0; i < h.num_fdes && n < max; i++) {
+		uint64_t at = raw_fde_at(&h, size, i), start, fre;
+		uint32_t fsize, fres_off, num, j;
+		unsigned int as;
+
+		if (!at)
+			break;
+		start = raw_fde_start(d, &h, sec, at);
+		fsize = rd32(d + at + 4);
+		fres_off = rd32(d + at + 8);
+		num = rd32(d + at + 12);
+		as = raw_addr_size(d[at + 16]);
+		ADD(start - 1);
+		ADD(start);
+		ADD(start + 1);
+		ADD(start + fsize / 2);
+		ADD(start + fsize - 1);
+		ADD(start + fsize);
+		/* FRE starts, as far as they can be parsed. */
+		fre = h.hdr_size + h.freoff + fres_off;
+		for (j = 0; as && j < num && j < 64 && n < max; j++) {
+			uint32_t s = 0;
+			unsigned int k, cnt, osz;
+
+			if (fre + as + 1 > size)
+				break;
+			for (k = 0; k < as; k++)
+				s |= (uint32_t)d[fre + k] << (8 * k);
+			ADD(start + s);
+			ADD(start + s - 1);
+			cnt = (d[fre + as] >> 1) & 0xf;
+			osz = 1u << ((d[fre + as] >> 5) & 3);
+			fre += as + 1 + cnt * osz;
+		}
+	}
+#undef ADD
+	return n;
+}
+
+/*
+ * The reference model, for sections the decoder validated: the spec's
+ * lookup, written as plainly as possible over the raw bytes.
+ */
+static int model_find(const uint8_t *d, size_t size, uint64_t sec,
+		      uint64_t tlo, uint64_t thi, uint64_t pc,
+		      struct unwind_user_frame *f)
+{
+	struct rawhdr h;
+	uint64_t i, best_at = 0, best_start = 0, fre, pc_off;
+	uint32_t fsize, fres_off, num, j;
+	int32_t off[15];
+	bool found = false;
+	uint8_t info, finfo = 0;
+	unsigned int as, cnt = 0, k, idx = 1;
+
+	memset(f, 0, sizeof(*f));
+	if (pc < tlo || pc >= thi || !raw_header(d, size, &h))
+		return -ENOENT;
+	if (h.num_fdes > MAX_MODEL_FDES)
+		return -E2BIG;		/* not checked */
+	for (i = 0; i < h.num_fdes; i++) {
+		uint64_t at = raw_fde_at(&h, size, i), start;
+
+		if (!at)
+			return -EINVAL;
+		start = raw_fde_start(d, &h, sec, at);
+		if (start <= pc) {
+			best_at = at;
+			best_start = start;
+		}
+	}
+	if (!best_at)
+		return -ENOENT;
+	fsize = rd32(d + best_at + 4);
+	fres_off = rd32(d + best_at + 8);
+	num = rd32(d + best_at + 12);
+	info = d[best_at + 16];
+	if (pc - best_start >= fsize)
+		return -ENOENT;
+	pc_off = pc - best_start;
+	if ((info >> 4) & 1) {
+		unsigned int rep = h.version == 1 ? 16 : d[best_at + 17];
+
+		if (!rep)
+			return -EINVAL;
+		pc_off %= rep;
+	}
+	as = raw_addr_size(info);
+	if (!as)
+		return -EINVAL;
+	fre = h.hdr_size + h.freoff + fres_off;
+	for (j = 0; j < num; j++) {
+		uint32_t s = 0;
+		uint8_t fi;
+		unsigned int n, osz;
+
+		if (fre + as + 1 > size)
+			return -EINVAL;
+		for (k = 0; k < as; k++)
+			s |= (uint32_t)d[fre + k] << (8 * k);
+		fi = d[fre + as];
+		n = (fi >> 1) & 0xf;
+		osz = 1u << ((fi >> 5) & 3);
+		if (fre + as + 1 + n * osz > size)
+			return -EINVAL;
+		if (s <= pc_off) {
+			found = true;
+			finfo = fi;
+			cnt = n;
+			for (k = 0; k < n; k++) {
+				const uint8_t *p = d + fre + as + 1 + k * osz;
+
+				off[k] = osz == 1 ? (int8_t)p[0] :
+					 osz == 2 ? (int16_t)(p[0] | p[1] << 8) :
+					 (int32_t)rd32(p);
+			}
+		}
+		fre += as + 1 + n * osz;
+	}
+	if (!found)
+		return -ENOENT;
+	if (!cnt)
+		return -EINVAL;
+	f->cfa_off = off[0];
+	f->use_fp = !(finfo & 1);
+	f->ra_signed = finfo >> 7;
+	if (h.fixed_ra) {
+		f->ra_saved = true;
+		f->ra_off = h.fixed_ra;
+	} else if (cnt > idx) {
+		f->ra_saved = true;
+		f->ra_off = off[idx++];
+	}
+	if (h.fixed_fp) {
+		f->fp_saved = true;
+		f->fp_off = h.fixed_fp;
+	} else if (cnt > idx) {
+		f->fp_saved = true;
+		f->fp_off = off[idx];
+	}
+	return 0;
+}
+
+static bool frame_eq(const struct unwind_user_frame *a,
+		     const struct unwind_user_frame *b)
+{
+	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
+	       a->fp_off == b->fp_off && a->use_fp == b->use_fp &&
+	       a->ra_saved == b->ra_saved && a->fp_saved == b->fp_saved &&
+	       a->ra_signed == b->ra_signed;
+}
+
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	exercise_stats.failures++;
+	fprintf(stderr, "exercise: INVARIANT: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static int find(const struct sframe_table *t, const uint8_t *buf, size_t size,
+		unsigned long ip, struct unwind_user_frame *f)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	hostshim_allow(buf, buf + size);
+	hostshim_set_atomic(true);
+	ret = sframe_find(t, ip, f);
+	hostshim_set_atomic(false);
+	exercise_stats.lookups++;
+	return ret;
+}
+
+int exercise(const uint8_t *data, size_t size)
+{
+	static uint64_t pcs[MAX_PCS];
+	static int rcs[MAX_PCS];
+	static struct unwind_user_frame frames[MAX_PCS];
+	unsigned long before = exercise_stats.failures;
+	uint8_t hdr[28], *buf;
+	struct sframe_table tbl;
+	unsigned long sec, tlo, thi;
+	size_t hdr_len = size < sizeof(hdr) ? size : sizeof(hdr), npcs, i;
+	int rc, vrc, vrc2;
+	uint8_t abi = size > 4 ? data[4] : 3;
+
+	exercise_stats.inputs++;
+	if (size > (1u << 24))
+		return 0;
+	buf = malloc(size ? size : 1);
+	memcpy(buf, data, size);
+	memcpy(hdr, data, hdr_len);
+	sec = (unsigned long)buf;
+	tlo = sec - 0x80000000ul;
+	thi = sec + 0x100000000ul;
+
+	hostshim_fault_none();
+	hostshim_allow(buf, buf + size);
+	memset(&tbl, 0x6b, sizeof(tbl));
+	rc = sframe_table_init(&tbl, hdr, hdr_len, sec, size, tlo, thi, abi);
+	if (rc) {
+		if (rc != -EINVAL)
+			fail("sframe_table_init() = %d", rc);
+		goto out;
+	}
+	exercise_stats.init_ok++;
+
+	hostshim_allow(buf, buf + size);
+	vrc = sframe_table_validate(&tbl);
+	if (vrc && vrc != -EINVAL)
+		fail("sframe_table_validate() = %d", vrc);
+	if (!vrc)
+		exercise_stats.validate_ok++;
+
+	npcs = derive_pcs(buf, size, sec, pcs,
+			  exercise_max_pcs < MAX_PCS ? exercise_max_pcs : MAX_PCS);
+	for (i = 0; i < npcs; i++) {
+		struct unwind_user_frame f2, fm;
+		int rc2, mrc;
+
+		rcs[i] = find(&tbl, buf, size, pcs[i], &frames[i]);
+		if (rcs[i] && rcs[i] != -ENOENT && rcs[i] != -EINVAL)
+			fail("sframe_find(section%+ld) = %d",
+			     (long)(pcs[i] - sec), rcs[i]);
+		if (!rcs[i])
+			exercise_stats.frames++;
+		rc2 = find(&tbl, buf, size, pcs[i], &f2);
+		if (rc2 != rcs[i] || (!rc2 && !frame_eq(&f2, &frames[i])))
+			fail("sframe_find(section%+ld) not deterministic: %d then %d",
+			     (long)(pcs[i] - sec), rcs[i], rc2);
+		if (vrc)
+			continue;
+		if (rcs[i] && rcs[i] != -ENOENT)
+			fail("sframe_find(section%+ld) = %d on a validated section",
+			     (long)(pcs[i] - sec), rcs[i]);
+		mrc = model_find(buf, size, sec, tlo, thi, pcs[i], &fm);
+		if (mrc == -E2BIG)
+			continue;
+		exercise_stats.model_checked++;
+		if (mrc != rcs[i] || (!mrc && !frame_eq(&fm, &frames[i])))
+			fail("sframe_find(section%+ld) = %d, reference model %d",
+			     (long)(pcs[i] - sec), rcs[i], mrc);
+		if (!mrc && !rcs[i] && !frame_eq(&fm, &frames[i]))
+			fprintf(stderr,
+				"exercise:   cfa %d/%d ra %d/%d fp %d/%d use_fp %d/%d saved %d%d/%d%d signed %d/%d\n",
+				frames[i].cfa_off, fm.cfa_off, frames[i].ra_off,
+				fm.ra_off, frames[i].fp_off, fm.fp_off,
+				frames[i].use_fp, fm.use_fp, frames[i].ra_saved,
+				frames[i].fp_saved, fm.ra_saved, fm.fp_saved,
+				frames[i].ra_signed, fm.ra_signed);
+	}
+
+	/* Fault from some input-derived offset to the end. */
+	if (size) {
+		size_t cut = (size_t)((data[size - 1] * 257u + size * 31u) % size);
+
+		hostshim_fault_range(buf + cut, buf + size);
+		for (i = 0; i < npcs; i++) {
+			struct unwind_user_frame f;
+			int r = find(&tbl, buf, size, pcs[i], &f);
+
+			if (r == -EFAULT)
+				continue;
+			if (r != rcs[i] || (!r && !frame_eq(&f, &frames[i])))
+				fail("sframe_find(section%+ld) = %d with a fault from offset %zu, %d without",
+				     (long)(pcs[i] - sec), r, cut, rcs[i]);
+		}
+		hostshim_allow(buf, buf + size);
+		vrc2 = sframe_table_validate(&tbl);
+		if (vrc2 != vrc && vrc2 != -EFAULT)
+			fail("sframe_table_validate() = %d with a fault from offset %zu, %d without",
+			     vrc2, cut, vrc);
+		hostshim_fault_none();
+	}
+out:
+	hostshim_allow_none();
+	free(buf);
+	return (int)(exercise_stats.failures - before);
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Prove the host tests can fail: build deliberately broken copies of the
+# decoder (in a scratch directory, never in the repository) and check that
+# "make check" fails for each of them.
+#
+#   harness/hosttest/mutants.sh [SCRATCH_DIR] [FUZZ_SECONDS]
+#
+# SCRATCH_DIR defaults to a new directory under /tmp. With FUZZ_SECONDS > 0
+# the libFuzzer run is part of each check (and must catch the mutant on its
+# own only where noted). A mutant whose text no longer matches the decoder
+# is reported as "not applicable". Exits non-zero if a mutant survives.
+set -u
+HT=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HT/../.." && pwd)
+SCRATCH=${1:-$(mktemp -d /tmp/sframe-mutants.XXXXXX)}
+FUZZ=${2:-0}
+SRC=$REPO/kernel/unwind/sframe.c
+BIN=$SCRATCH/bin
+mkdir -p "$SCRATCH"
+command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
+
+# name~old text~new text   (\n = newline, \t = tab; exact match, once)
+MUTANTS=$(cat <<'LIST'
+pcmask-ignored~\t\tpc_off %= fde.rep_size;~\t\t(void)0;
+fre-boundary-off-by-one~\t\tif (fre.start > pc_off)\n\t\t\tbreak;~\t\tif (fre.start >= pc_off)\n\t\t\tbreak;
+no-section-bounds-check~\tif (addr < tbl->sec_start || addr >= tbl->sec_end ||\n\t    len > tbl->sec_end - addr)\n\t\treturn -EINVAL;~\tif (tbl && 0)\n\t\treturn -EINVAL;
+pcrel-ignored~\t\tbase = fde_addr;~\t\tbase = fde_addr - fde_addr + tbl->sec_start;
+v2-rep-size-ignored~\t\tfde->rep_size = raw.rep_size;~\t\tfde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
+unsorted-fdes-accepted~\t\tif (i && fde.func_start < prev_start)~\t\tif (i && fde.func_start < prev_start && 0)
+fixed-ra-ignored~\tif (tbl->fixed_ra_off) {~\tif (0) {
+lookup-may-fault~\t\tret = sframe_read_fre(tbl, addr, addr_size, &fre, false);~\t\tret = sframe_read_fre(tbl, addr, addr_size, &fre, true);
+no-func-size-check~\tif (ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
+fre-order-unchecked~\t\tif (fre.start >= limit || (i && fre.start <= prev))~\t\tif (fre.start >= limit || (i && fre.start < prev))
+fre-end-unchecked~\tif (addr + fre->size > tbl->fres_end || addr + fre->size < addr)\n\t\treturn -EINVAL;~
+fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)~\tif (h->fdes_off > data_size || (fdes_size > data_size - h->fdes_off && 0))
+offset-sign-lost~\t\treturn (s8)*p;~\t\treturn *p;
+ra-offset-index~\t\tframe->ra_off = sframe_offset(buf + i * size, size);~\t\tframe->ra_off = sframe_offset(buf, size);
+fres-num-cap-dropped~\tif (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!fde->fres_num)
+LIST
+)
+
+# Shared test programs, built once.
+make -s -C "$HT" OUT="$SCRATCH/base" BIN="$BIN" "$SCRATCH/base/progs.list" >/dev/null || exit 2
+
+killed=0 survived=0 na=0
+while IFS='~' read -r name old new; do
+	[ -z "$name" ] && continue
+	dir=$SCRATCH/m-$name
+	mkdir -p "$dir"
+	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$dir/"
+	if ! python3 - "$dir/sframe.c" "$old" "$new" <<'PY'
+import sys
+path, old, new = sys.argv[1:]
+dec = lambda s: s.replace('\\n', '\n').replace('\\t', '\t')
+old, new = dec(old), dec(new)
+src = open(path).read()
+if src.count(old) != 1:
+    sys.exit(1)
+open(path, 'w').write(src.replace(old, new))
+PY
+	then
+		echo "mutant $name: not applicable (text not found once in sframe.c)"
+		na=$((na + 1))
+		continue
+	fi
+	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" \
+		CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
+	rc=$?
+	fails=$(grep -c '^not ok' "$dir/check.log")
+	if [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ]; then
+		echo "mutant $name: BUILD FAILED, fix the mutant (log: $dir/check.log)"
+		tail -n 5 "$dir/check.log" | sed 's/^/    /'
+		na=$((na + 1))
+	elif [ "$rc" -ne 0 ]; then
+		killed=$((killed + 1))
+		echo "mutant $name: KILLED ($fails failing tests, make exit $rc)"
+		grep '^not ok' "$dir/check.log" | head -n 4 | sed 's/^/    /'
+	else
+		survived=$((survived + 1))
+		echo "mutant $name: SURVIVED (log: $dir/check.log)"
+	fi
+done <<<"$MUTANTS"
+echo "mutants: $killed killed, $survived survived, $na not applicable or not building (scratch: $SCRATCH)"
+[ "$survived" -eq 0 ]

@@ -106,7 +106,7 @@ wait "$tpid" || true
 trap - EXIT
 
 elapsed=$((SECONDS - start))
-rc=$(tr -d '\r' <"$LOG" | grep -ao '@@GUEST-EXIT [0-9]*@@' | tail -n 1 | tr -dc 0-9)
+rc=$(tr -d '\r' <"$LOG" | grep -ao '@@GUEST-EXIT [0-9]*@@' | tail -n 1 | tr -dc 0-9 || true)
 if [ -n "$rc" ]; then
 	[ -z "${QUIET_STATUS:-}" ] && note "guest ($ARCH) exited with status $rc after ${elapsed} s (log: $LOG)"
 	exit "$rc"

@@ -24,13 +24,14 @@ mkdir -p "$D/share"
 # shellcheck disable=SC2086
 $CC $CFLAGS_DEMO -o "$D/share/demo" "$TOP/harness/demo/demo.c" ||
 	die "cannot build the demo program"
-readelf -S "$D/share/demo" | grep -q '\.sframe' ||
+# (no "readelf | grep -q": grep's early exit would fail the pipe under pipefail)
+grep -q '\.sframe' <(readelf -S "$D/share/demo") ||
 	die "the demo program has no .sframe section (assembler without --gsframe?)"
 note "demo program: $CFLAGS_DEMO, .sframe present; booting the $ARCH guest"
 
 start=$SECONDS
 QUIET_STATUS=1 RUN_DIR=$D/run "$TOP/harness/qemu-run.sh" "$ARCH" "$D/share" \
-	"sh /harness/perf-demo.sh /host/demo /host/perf 'on off' $SECS" ||
+	"sh /harness/perf-demo.sh /host/demo /host/perf 'on off dwarf' $SECS" ||
 	die "the guest part of the demo failed (see above; console log: $D/run/console.log)"
 note "guest run took $((SECONDS - start)) s"
 
@@ -39,31 +40,44 @@ read -r -a modes <"$P/modes"
 
 # One summary line per mode, counted from `perf script`.
 summary() {
-	local mode=$1 samples leaf full leafonly top pct
-	eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
-		"$P/script-$mode.txt" | sed -n 's/^\(samples\|leaf\|full\|leafonly\)=\([0-9]*\)$/\1=\2/p')"
-	top=$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
-		"$P/script-$mode.txt" | sed -n 's/^top=//p')
-	pct=0
+	local mode=$1 label=$2 samples=0 leaf=0 full=0 leafonly=0 top pct=0 out
+	out=$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main "$P/script-$mode.txt")
+	eval "$(echo "$out" | grep -E '^(samples|leaf|full|leafonly)=[0-9]+$')"
+	top=$(echo "$out" | sed -n 's/^top=[0-9]* //p')
 	[ "$samples" -gt 0 ] && pct=$((100 * full / samples))
-	printf 'unwinder %-7s: %5d samples, %5d with the complete chain c<-b<-a<-main (%d%%), %5d leaf only; most common: %s\n' \
-		"$mode" "$samples" "$full" "$pct" "$leafonly" "${top#* }"
+	printf '%-34s %5d samples, %5d (%3d%%) with the complete chain c<-b<-a<-main, %5d leaf only; most common: %s\n' \
+		"$label:" "$samples" "$full" "$pct" "$leafonly" "$top"
 }
 
-# perf report's header lines start with '#'; keep the call graphs.
-body() { grep -v '^#' "$P/report-$1.txt" | sed '/^$/N;/^\n$/D'; }
+# perf report without its '#' header lines, the IPC columns perf 6.1 adds,
+# and runs of blank lines.
+body() {
+	grep -v '^#' "$P/report-$1.txt" | expand | sed -e 's/ *-  *- *$//' -e 's/ *$//' | cat -s
+}
 
-echo
-if [ ${#modes[@]} -eq 2 ]; then
-	printf '%-100s%s\n' "==== SFrame unwinder ON (unwind_user_sframe=1)" \
-		"==== SFrame unwinder OFF (unwind_user_sframe=0)"
-	pr -m -t -w 200 <(body "${modes[0]}") <(body "${modes[1]}")
-else
-	echo "==== perf report (${modes[0]}; this kernel has no unwind_user_sframe sysctl)"
-	body "${modes[0]}"
-fi
-echo
-echo "==== summary (from perf script; demo built $CFLAGS_DEMO)"
+label() {
+	case $1 in
+	on) echo "SFrame unwinder ON (unwind_user_sframe=1)" ;;
+	off) echo "SFrame unwinder OFF (unwind_user_sframe=0)" ;;
+	default) echo "kernel without the SFrame unwinder (no unwind_user_sframe)" ;;
+	dwarf) echo "reference: perf --call-graph dwarf" ;;
+	esac
+}
+
+kmodes=()
 for m in "${modes[@]}"; do
-	summary "$m"
+	[ "$m" = dwarf ] || kmodes+=("$m")
+done
+echo
+echo "perf record -g -e cpu-clock -F 1000 ./demo $SECS; perf report --stdio --no-children --sort symbol"
+if [ ${#kmodes[@]} -eq 2 ]; then
+	printf '%-100s%s\n' "==== $(label "${kmodes[0]}")" "==== $(label "${kmodes[1]}")"
+	pr -m -t -w 200 <(body "${kmodes[0]}") <(body "${kmodes[1]}")
+else
+	echo "==== $(label "${kmodes[0]}")"
+	body "${kmodes[0]}"
+fi
+echo "==== summary (counted from perf script; demo built $CFLAGS_DEMO)"
+for m in "${modes[@]}"; do
+	summary "$m" "$(label "$m" | sed 's/ (.*//')"
 done

@@ -5,18 +5,29 @@
 #
 #   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS]
 #
-# MODES: "on off", "on" or "off": the value written to
-# /proc/sys/kernel/unwind_user_sframe before each run. On a kernel without
-# that sysctl (unpatched) there is only one run, named "default".
+# MODES: any of "on", "off": the value written to
+# /proc/sys/kernel/unwind_user_sframe before the run (on a kernel without
+# that sysctl, unpatched, they become one run named "default"); "dwarf":
+# perf's own --call-graph dwarf (stack copies unwound by perf: the
+# reference chain, independent of the kernel's unwinder).
 # Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
 # record-MODE.txt (perf record's messages).
 prog=$1 outdir=$2 modes=$3 secs=${4:-2}
 sysctl=/proc/sys/kernel/unwind_user_sframe
 mkdir -p "$outdir"
 if [ ! -e $sysctl ]; then
-	echo "note: $sysctl does not exist (kernel without the SFrame unwinder):" \
-		"one run with the kernel's default unwinder"
-	modes=default
+	new=
+	for m in $modes; do
+		case $m in
+		on | off) case " $new " in *" default "*) ;; *) new="$new default" ;; esac ;;
+		*) new="$new $m" ;;
+		esac
+	done
+	new=${new# }
+	[ "$new" = "$modes" ] ||
+		echo "note: $sysctl does not exist (kernel without the SFrame" \
+			"unwinder): one run with the kernel's default unwinder"
+	modes=$new
 fi
 echo "$modes" >"$outdir/modes"
 rc=0
@@ -25,14 +36,18 @@ for mode in $modes; do
 	on) echo 1 >$sysctl || rc=1 ;;
 	off) echo 0 >$sysctl || rc=1 ;;
 	esac
+	cg=-g
+	[ $mode = dwarf ] && cg="--call-graph dwarf"
 	data=/tmp/perf-$mode.data
-	echo "== perf record -g -e cpu-clock -F 1000 ($mode): $prog $secs"
-	perf record -g -e cpu-clock -F 1000 -o $data "$prog" "$secs" \
+	echo "== perf record $cg -e cpu-clock -F 1000 ($mode): $prog $secs"
+	perf record $cg -e cpu-clock -F 1000 -o $data "$prog" "$secs" \
 		>"$outdir/record-$mode.txt" 2>&1 || rc=1
 	cat "$outdir/record-$mode.txt"
 	perf report -i $data --stdio --no-children --sort symbol \
+		--comms "$(basename "$prog" | cut -c1-15)" --percent-limit 0.5 \
 		>"$outdir/report-$mode.txt" 2>&1 || rc=1
 	perf script -i $data -F comm,tid,ip,sym,dso \
 		>"$outdir/script-$mode.txt" 2>"$outdir/script-$mode.err" || rc=1
 done
+[ -e $sysctl ] && echo 1 >$sysctl
 exit $rc

@@ -1,0 +1,278 @@
+#!/bin/bash
+# `make check`: every test of the project as one TAP stream.
+#
+#   harness/check.sh [ARCH]        ARCH: x86_64; default: every supported arch
+#
+# Groups, in order:
+#   series     harness/series.sh verify (if that script exists)
+#   hosttest   make -C harness/hosttest check (if it has a Makefile)
+#   per ARCH   kernel build, selftest build, then ONE guest boot that runs
+#              the selftests (per-test timeout), the perf test, and KUnit
+#              (which ran at boot; read from the kernel log)
+# Each check is one line "ok N - name" / "not ok N - name"; details of a
+# failure follow as "# " lines. Logs: out/check/. The last line is
+# "N passed, N failed"; the exit status is 1 if anything failed.
+#
+# Environment: SFRAME_CONFIG=none (unpatched base: no SFrame options, no
+# KUnit suite expected), PERF_MIN_PCT (default 95).
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
+
+SUPPORTED=(x86_64)
+if [ $# -gt 1 ]; then
+	echo "usage: harness/check.sh [ARCH]   (supported: ${SUPPORTED[*]})" >&2
+	exit 2
+fi
+if [ -n "${1:-}" ]; then
+	case " ${SUPPORTED[*]} " in
+	*" $1 "*) ARCHES=("$1") ;;
+	*) echo "error: unsupported ARCH '$1' (supported: ${SUPPORTED[*]})" >&2; exit 2 ;;
+	esac
+else
+	ARCHES=("${SUPPORTED[@]}")
+fi
+PERF_MIN_PCT=${PERF_MIN_PCT:-95}
+
+C=$OUT/check
+mkdir -p "$C"
+N=0 PASS=0 FAIL=0
+
+ok() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
+skip() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N - $1 # SKIP ${2:-}"; }
+comment() { sed 's/^/# /'; }
+# tap COND NAME: ok if the command COND succeeds
+tap() { if eval "$1"; then ok "$2"; else not_ok "$2"; fi; }
+
+# ---------------------------------------------------------------- series
+group_series() {
+	local log=$C/series-verify.log
+	if [ ! -x "$TOP/harness/series.sh" ]; then
+		skip "series: harness/series.sh verify" "(no harness/series.sh)"
+		return
+	fi
+	if "$TOP/harness/series.sh" verify >"$log" 2>&1; then
+		ok "series: mirror == series (harness/series.sh verify)"
+	else
+		not_ok "series: mirror == series (harness/series.sh verify)"
+		tail -n 20 "$log" | comment
+	fi
+}
+
+# ---------------------------------------------------------------- host tests
+group_hosttest() {
+	local log=$C/hosttest.log rc=0 line any_fail=0 any=0
+	if [ ! -f "$TOP/harness/hosttest/Makefile" ]; then
+		skip "hosttest" "(no harness/hosttest/Makefile)"
+		return
+	fi
+	make -C "$TOP/harness/hosttest" check OUT="$OUT/hosttest" >"$log" 2>&1 || rc=$?
+	# Re-number the TAP lines it printed, if any.
+	while IFS= read -r line; do
+		any=1
+		case "$line" in
+		"not ok "*) any_fail=1; not_ok "hosttest: $(echo "$line" | sed -E 's/^not ok [0-9]+ *-? *//')" ;;
+		"ok "*) ok "hosttest: $(echo "$line" | sed -E 's/^ok [0-9]+ *-? *//')" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+' "$log" || true)
+	if [ "$rc" != 0 ] && [ "$any_fail" = 0 ]; then
+		not_ok "hosttest: make -C harness/hosttest check (exit status $rc)"
+		tail -n 30 "$log" | comment
+	elif [ "$any" = 0 ]; then
+		ok "hosttest: make -C harness/hosttest check"
+	elif [ "$any_fail" = 1 ]; then
+		echo "# hosttest log: $log"
+	fi
+}
+
+# ---------------------------------------------------------------- guest
+# Where the selftests come from: the project's copy (kept equal to the
+# series by harness/series.sh), else the one in the patched tree.
+selftest_dir() {
+	local d
+	for d in "$TOP/tools/testing/selftests/sframe" "$SRC/tools/testing/selftests/sframe"; do
+		[ -f "$d/Makefile" ] && { echo "$d"; return; }
+	done
+}
+
+# Names of the test programs a kselftest Makefile declares (works for the
+# lib.mk and the standalone form): TEST_GEN_PROGS TEST_PROGS TEST_CUSTOM_PROGS.
+selftest_names() {
+	local dir=$1; shift
+	make -s --no-print-directory -C "$dir" "$@" -f Makefile \
+		-f <(printf 'harness-print-tests:\n\t@echo $(TEST_GEN_PROGS) $(TEST_PROGS) $(TEST_CUSTOM_PROGS)\n') \
+		harness-print-tests | tr ' ' '\n' | sed '/^$/d; s|.*/||'
+}
+
+group_arch() {
+	local arch=$1 A=$C/$arch share kernel_log log
+	share=$A/share
+	rm -rf "$A"
+	mkdir -p "$share"
+	echo "# ---- $arch guest"
+
+	# Kernel and initramfs.
+	log=$A/kernel.log
+	if "$TOP/harness/build-kernel.sh" "$arch" >"$log" 2>&1; then
+		ok "$arch: kernel build"
+	else
+		not_ok "$arch: kernel build"
+		tail -n 40 "$log" | comment
+		not_ok "$arch: guest tests not run (no kernel)"
+		return
+	fi
+	if make --no-print-directory -C "$TOP" initramfs ARCH="$arch" >"$A/initramfs.log" 2>&1; then
+		ok "$arch: initramfs"
+	else
+		not_ok "$arch: initramfs"
+		tail -n 20 "$A/initramfs.log" | comment
+		not_ok "$arch: guest tests not run (no initramfs)"
+		return
+	fi
+
+	# Selftests, built on the host.
+	local sdir names=() t limit=120
+	sdir=$(selftest_dir)
+	if [ -z "$sdir" ]; then
+		skip "$arch: selftests build" "(no tools/testing/selftests/sframe)"
+	else
+		local mk=(OUTPUT="$share/selftests" KSFT_DIR="$SRC/tools/testing/selftests")
+		mkdir -p "$share/selftests"
+		if make -C "$sdir" "${mk[@]}" >"$A/selftests-build.log" 2>&1 &&
+		   mapfile -t names < <(selftest_names "$sdir" "${mk[@]}") && [ ${#names[@]} -gt 0 ]; then
+			ok "$arch: selftests build ($sdir: ${#names[@]} programs)"
+			# Scripts listed in TEST_PROGS live in the source directory.
+			for t in "${names[@]}"; do
+				[ -e "$share/selftests/$t" ] || [ ! -e "$sdir/$t" ] || cp "$sdir/$t" "$share/selftests/"
+			done
+			printf '%s\n' "${names[@]}" >"$share/selftests/list"
+			limit=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$sdir/settings" 2>/dev/null || true)
+			limit=${limit:-120}
+			echo "$limit" >"$share/selftests/timeout"
+		else
+			not_ok "$arch: selftests build ($sdir)"
+			tail -n 30 "$A/selftests-build.log" | comment
+			names=()
+		fi
+	fi
+
+	# The perf test's program.
+	local have_demo=1
+	gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$share/demo" "$TOP/harness/demo/demo.c" \
+		>"$A/demo-build.log" 2>&1 || have_demo=
+
+	# One boot for everything. Whole-run limit: every test at its limit.
+	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 600 ))
+	echo "# booting the $arch guest (${#names[@]} selftests, perf test; limit ${timeout}s)"
+	if QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
+		'sh /harness/run-tests.sh /host' >"$A/guest.log" 2>&1; then
+		ok "$arch: guest boot and test run completed"
+	else
+		not_ok "$arch: guest boot and test run completed"
+		tail -n 40 "$A/guest.log" | comment
+	fi
+	kernel_log=$run/dmesg.txt
+
+	# KUnit: top-level "ok N suite" / "not ok N suite" lines of the log.
+	local ktap=$A/kunit.txt suites=0 s
+	sed 's/^\[[ 0-9.]*\] //' "$kernel_log" 2>/dev/null >"$ktap" || : >"$ktap"
+	while read -r line; do
+		suites=$((suites + 1))
+		s=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ //')
+		case "$line" in
+		"ok "*) ok "$arch: kunit suite $s" ;;
+		*)
+			not_ok "$arch: kunit suite $s"
+			grep -E '^[[:space:]]+not ok ' "$ktap" | head -n 20 | comment
+			;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ [^ #]+' "$ktap" || true)
+	if [ "${SFRAME_CONFIG:-}" != none ] && ! grep -qE '^(not )?ok [0-9]+ sframe( |$)' "$ktap"; then
+		not_ok "$arch: kunit suite sframe ran (no result in the kernel log)"
+	elif [ "$suites" = 0 ]; then
+		skip "$arch: kunit" "(no KUnit suite configured)"
+	fi
+
+	# Selftests: one line per program.
+	local r rc secs oks skips fails
+	for t in "${names[@]}"; do
+		r=$share/results/$t
+		if [ ! -f "$r.rc" ]; then
+			not_ok "$arch: selftest $t (did not run: the guest stopped before it)"
+			continue
+		fi
+		rc=$(cat "$r.rc") secs=$(cat "$r.secs" 2>/dev/null || echo '?')
+		oks=$(grep -c '^ok ' "$r.out" || true)
+		skips=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$r.out" || true)
+		fails=$(grep -c '^not ok ' "$r.out" || true)
+		# a kselftest_harness program whose cases all skipped exits with 0
+		[ "$rc" = 0 ] && [ "$oks" -gt 0 ] && [ "$oks" = "$skips" ] && rc=4
+		case "$rc" in
+		0) ok "$arch: selftest $t ($oks cases passed, ${secs}s)" ;;
+		4) skip "$arch: selftest $t" "($skips cases skipped)" ;;
+		*)
+			local why="exit status $rc"
+			case "$rc" in
+			124|137|143) [ "$secs" != '?' ] && [ "$secs" -ge "$limit" ] &&
+				why="timed out after ${limit}s" ;;
+			esac
+			[ "$rc" -gt 128 ] && [ "$why" = "exit status $rc" ] &&
+				why="killed by signal $((rc - 128))"
+			not_ok "$arch: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
+			tail -n 25 "$r.out" | comment
+			;;
+		esac
+	done
+
+	# perf test: perf record -g on the demo; the samples whose leaf is c
+	# must show exactly c <- b <- a <- main.
+	local p=$share/perf mode samples=0 leaf=0 full=0
+	if [ -z "$have_demo" ]; then
+		not_ok "$arch: perf test (demo program does not build)"
+		comment <"$A/demo-build.log"
+	elif [ ! -f "$p/modes" ]; then
+		not_ok "$arch: perf test (did not run)"
+	else
+		mode=$(cat "$p/modes")
+		eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
+			"$p/script-$mode.txt" 2>/dev/null | grep -E '^(samples|leaf|full)=[0-9]+$' || true)"
+		if [ "$samples" -ge 1000 ]; then
+			ok "$arch: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz)"
+		else
+			not_ok "$arch: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz; hrtimers not high-res?)"
+			comment <"$p/record-$mode.txt"
+		fi
+		if [ "$leaf" -ge 100 ] && [ $((full * 100)) -ge $((PERF_MIN_PCT * leaf)) ]; then
+			ok "$arch: perf -g chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PCT}%, unwinder $mode)"
+		else
+			not_ok "$arch: perf -g chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PCT}%, unwinder $mode)"
+			awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
+				"$p/script-$mode.txt" 2>/dev/null | comment
+		fi
+	fi
+
+	# The kernel log of the whole run must be free of oopses and warnings.
+	local bad
+	bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|Kernel panic|Call Trace:|KASAN|UBSAN' \
+		"$kernel_log" 2>/dev/null | head -n 20 || true)
+	if [ ! -f "$kernel_log" ]; then
+		not_ok "$arch: kernel log clean (no kernel log: guest did not finish)"
+	elif [ -n "$bad" ]; then
+		not_ok "$arch: kernel log clean (no BUG/WARNING/Oops)"
+		echo "$bad" | comment
+	else
+		ok "$arch: kernel log clean (no BUG/WARNING/Oops)"
+	fi
+	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
+}
+
+echo "TAP version 13"
+group_series
+group_hosttest
+for arch in "${ARCHES[@]}"; do
+	group_arch "$arch"
+done
+echo "1..$N"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Guest side of `make check`: run every test of one guest boot and leave
+# the raw results on the 9p share for harness/check.sh to judge.
+#
+#   sh /harness/run-tests.sh SHARE
+#
+# SHARE/selftests/list      test program names, one a line (may be absent)
+# SHARE/selftests/timeout   per-test limit in seconds (default 120)
+# SHARE/demo                the demo program, for the perf test
+# Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh).
+# A test that hangs is stopped by `timeout` (TERM, then KILL 5 s later);
+# one that crashes just leaves its exit status: the run goes on either way.
+share=$1
+res=$share/results
+mkdir -p "$res"
+st=$share/selftests
+limit=$(cat "$st/timeout" 2>/dev/null || echo 120)
+
+uptime_s() { cut -d. -f1 /proc/uptime; }
+
+if [ -f "$st/list" ]; then
+	for t in $(cat "$st/list"); do
+		echo "== selftest $t (limit ${limit}s)"
+		start=$(uptime_s)
+		(cd "$st" && exec timeout -s TERM -k 5 "$limit" "./$t") \
+			>"$res/$t.out" 2>&1 </dev/null
+		rc=$?
+		echo $(( $(uptime_s) - start )) >"$res/$t.secs"
+		echo $rc >"$res/$t.rc"
+		echo "   exit status $rc"
+	done
+fi
+
+# The perf test: the demo with the SFrame unwinder on (if this kernel has
+# the switch), counted on the host.
+if [ -x "$share/demo" ]; then
+	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 >/dev/null 2>&1
+	echo $? >"$share/perf/rc"
+	echo "== perf test: done"
+fi
+exit 0

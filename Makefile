@@ -28,7 +28,8 @@ define USAGE
 usage:
   make run ARCH=x86_64 DIR=<host dir> CMD='<shell command>'
         boot the guest, DIR at /host (read-write, the working directory),
-        run CMD there (perf is on PATH); exit with CMD's status
+        run CMD there (perf is on PATH); fails if CMD fails (its status
+        is printed; harness/qemu-run.sh exits with it exactly)
   make demo        perf record -g of harness/demo/demo.c, SFrame on vs off
   make check       all tests (TAP); ARCH=x86_64 limits the guest part
   make kernel | initramfs | deps | clean | distclean

@@ -50,6 +50,9 @@ KMAKE=(make -C "$SRC" O="$B" ARCH="$KARCH" KBUILD_BUILD_USER=harness KBUILD_BUIL
 [ -n "$CROSS" ] && KMAKE+=(CROSS_COMPILE="$CROSS")
 if [ -z "${NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
 	KMAKE+=(CC="ccache ${CROSS}gcc")
+	# Paths under $OUT are hashed relative to the build directory, so a
+	# fresh clone elsewhere (as in CI) still hits the cache.
+	export CCACHE_BASEDIR=$OUT
 fi
 
 # Run a kernel make step quietly into $LOG; on failure show its tail.

@@ -49,6 +49,8 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}
 
 if [ -z "${RUN_DIR:-}" ]; then
 	mkdir -p "$OUT/run"
+	# keep the 20 most recent run directories
+	ls -1dt "$OUT/run/$ARCH".???? 2>/dev/null | tail -n +20 | xargs -r rm -rf
 	RUN_DIR=$(mktemp -d "$OUT/run/$ARCH.XXXX")
 fi
 mkdir -p "$RUN_DIR"
@@ -108,7 +110,8 @@ trap - EXIT
 elapsed=$((SECONDS - start))
 rc=$(tr -d '\r' <"$LOG" | grep -ao '@@GUEST-EXIT [0-9]*@@' | tail -n 1 | tr -dc 0-9 || true)
 if [ -n "$rc" ]; then
-	[ -z "${QUIET_STATUS:-}" ] && note "guest ($ARCH) exited with status $rc after ${elapsed} s (log: $LOG)"
+	[ -n "${QUIET_STATUS:-}" ] ||
+		note "guest ($ARCH) exited with status $rc after ${elapsed} s (console: $LOG, kernel log: $RUN_DIR/dmesg.txt)"
 	exit "$rc"
 fi
 

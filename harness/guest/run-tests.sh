@@ -10,6 +10,7 @@
 # Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh).
 # A test that hangs is stopped by `timeout` (TERM, then KILL 5 s later);
 # one that crashes just leaves its exit status: the run goes on either way.
+# Processes a test leaves behind are killed with its process group.
 share=$1
 res=$share/results
 mkdir -p "$res"
@@ -22,9 +23,14 @@ if [ -f "$st/list" ]; then
 	for t in $(cat "$st/list"); do
 		echo "== selftest $t (limit ${limit}s)"
 		start=$(uptime_s)
-		(cd "$st" && exec timeout -s TERM -k 5 "$limit" "./$t") \
-			>"$res/$t.out" 2>&1 </dev/null
+		# own session (process group), so that whatever the test leaves
+		# behind can be killed before the next test
+		(cd "$st" && exec setsid timeout -s TERM -k 5 "$limit" "./$t") \
+			>"$res/$t.out" 2>&1 </dev/null &
+		pid=$!
+		wait $pid
 		rc=$?
+		kill -KILL -- -$pid 2>/dev/null
 		echo $(( $(uptime_s) - start )) >"$res/$t.secs"
 		echo $rc >"$res/$t.rc"
 		echo "   exit status $rc"

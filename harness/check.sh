@@ -267,8 +267,27 @@ group_arch() {
 	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
 }
 
+# ---------------------------------------------------------------- series checks
+# checkpatch --strict per patch, kernel-doc, MAINTAINERS, per-patch builds.
+group_series_check() {
+	local log=$C/series-check.log rc=0 line
+	"$TOP/harness/series-check.sh" >"$log" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*) not_ok "series: $(echo "$line" | sed -E 's/^not ok [0-9]+ *-? *//')" ;;
+		"ok "*) ok "series: $(echo "$line" | sed -E 's/^ok [0-9]+ *-? *//')" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$log"
+	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
+		not_ok "series: harness/series-check.sh (exit status $rc)"
+		tail -n 20 "$log" | comment
+	fi
+}
+
 echo "TAP version 13"
 group_series
+group_series_check
 group_hosttest
 for arch in "${ARCHES[@]}"; do
 	group_arch "$arch"

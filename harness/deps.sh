@@ -20,6 +20,8 @@ REQUIRED=(
 	# later arm64 stage
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm
+	# checkpatch.pl's SPDX check, python3 (Debian's)
+	python3 python3-ply python3-git
 )
 OPTIONAL=(ccache)
 

@@ -6,13 +6,14 @@
 # The working corpus is $OUT/fuzz-corpus, seeded from $OUT/corpus (the
 # sections of the test programs, written by oracle_test --corpus). A crash,
 # leak, timeout or out-of-memory input is copied to regress/ (next to this
-# script), which the normal test replays: commit it with the fix.
+# script; REGRESS_DIR= overrides), which the normal test replays: commit it
+# with the fix.
 set -u
 OUT=$1
 TIME=$2
 JOBS=${3:-1}
 HT=$(cd "$(dirname "$0")" && pwd)
-REG=$HT/regress
+REG=${REGRESS_DIR:-$HT/regress}
 WORK=$OUT/fuzz-corpus
 ART=$OUT/fuzz-artifacts
 LOG=$OUT/fuzz.log
@@ -47,7 +48,7 @@ found=()
 for f in "$ART"/crash-* "$ART"/leak-* "$ART"/timeout-* "$ART"/oom-* "$ART"/slow-unit-*; do
 	[ -e "$f" ] || continue
 	cp "$f" "$REG/"
-	found+=("regress/$(basename "$f")")
+	found+=("$REG/$(basename "$f")")
 done
 if [ "${#found[@]}" -gt 0 ] || [ "$rc" -ne 0 ]; then
 	grep -E 'ERROR|INVARIANT|hostshim|runtime error|SUMMARY' "$LOG" | head -n 20 | sed 's/^/# /'

@@ -853,6 +853,103 @@ static void test_fre_limit(void)
 		   "FREs per function: 8192 accepted, 8193 and more rejected by validate and lookup");
 }
 
+/*
+ * User space owns the section and can change it at any time: after
+ * sframe_table_init() (the validation must notice a changed header) and
+ * after sframe_table_validate() (lookups must stay inside the section and
+ * fail cleanly).
+ */
+static void test_changed_after_check(uint64_t seed)
+{
+	struct group g = { .title = "section changed after init / after validation: detected or safe" };
+	static const unsigned int hdr_fields[] = { 2, 3, 5, 6, 7, 8, 16, 20, 24 };
+	unsigned int si, k, it;
+	struct rng r;
+
+	rng_seed(&r, seed);
+	for (si = 0; si < nsecs; si++) {
+		struct section *s = &secs[si];
+		struct ktable kt;
+		char what[96], det[160];
+		int rv;
+
+		/* Each header field the table depends on, changed after init. */
+		for (k = 0; k < sizeof(hdr_fields) / sizeof(hdr_fields[0]); k++) {
+			unsigned int off = hdr_fields[k];
+
+			g.cases++;
+			hostshim_reset_stats();
+			if (kt_init_section(&kt, s)) {
+				group_fail(&g, s->name, "init", "failed");
+				free(kt.buf);
+				continue;
+			}
+			if (off < 8)
+				kt.buf[off] ^= off == 3 ? 0x2 : 0x1;
+			else
+				put_u32(kt.buf + off, get_u32(kt.buf + off) - 1);
+			rv = kt_validate(&kt);
+			snprintf(what, sizeof(what),
+				 "header byte %u changed after init", off);
+			if (rv != -EINVAL) {
+				snprintf(det, sizeof(det),
+					 "validate returned %d, expected -EINVAL",
+					 rv);
+				group_fail(&g, s->name, what, det);
+			} else {
+				g.by_validate++;
+			}
+			g.violations += hostshim_stats.violations;
+			kt_free(&kt);
+		}
+
+		/* Random changes after a successful validation. */
+		hostshim_reset_stats();
+		if (kt_init_section(&kt, s) || kt_validate(&kt)) {
+			group_fail(&g, s->name, "baseline", "not valid");
+			free(kt.buf);
+			continue;
+		}
+		for (it = 0; it < 100; it++) {
+			unsigned int n = 1 + rng_below(&r, 8), j;
+			size_t i;
+
+			g.cases++;
+			memcpy(kt.buf, s->data, s->size);
+			for (j = 0; j < n; j++) {
+				size_t pos = HDR_SIZE + rng_below(&r, s->size - HDR_SIZE);
+
+				if (rng_below(&r, 2) && pos + 4 <= s->size)
+					put_u32(kt.buf + pos, (uint32_t)rng_next(&r) >>
+						(rng_below(&r, 4) * 8));
+				else
+					kt.buf[pos] = rng_next(&r);
+			}
+			for (i = 0; i < sec_npcs[si]; i++) {
+				struct res res;
+
+				kt_find_res(&kt, sec_pcs[si][i], &res);
+				g.lookups++;
+				if (!rc_sane(res.rc) || res.rc == -EFAULT) {
+					snprintf(det, sizeof(det),
+						 "lookup at %#llx: %s",
+						 (unsigned long long)sec_pcs[si][i],
+						 res_str(&res));
+					group_fail(&g, s->name,
+						   "changed after validation", det);
+					break;
+				}
+			}
+		}
+		if (hostshim_stats.violations)
+			group_fail(&g, s->name, "changed after validation",
+				   "read outside the section");
+		g.violations += hostshim_stats.violations;
+		kt_free(&kt);
+	}
+	group_end(&g);
+}
+
 /* The shim itself: out-of-range reads, faults and atomic mode are caught. */
 static void test_shim(void)
 {
@@ -973,6 +1070,7 @@ int main(int argc, char **argv)
 	test_fdes();
 	test_fres();
 	test_fre_limit();
+	test_changed_after_check(seed);
 	test_mutations(seed, mutations);
 	return tap_failures ? 1 : 0;
 }

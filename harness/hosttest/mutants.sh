@@ -5,10 +5,11 @@
 #
 #   harness/hosttest/mutants.sh [SCRATCH_DIR] [FUZZ_SECONDS]
 #
-# SCRATCH_DIR defaults to a new directory under /tmp. With FUZZ_SECONDS > 0
-# the libFuzzer run is part of each check (and must catch the mutant on its
-# own only where noted). A mutant whose text no longer matches the decoder
-# is reported as "not applicable". Exits non-zero if a mutant survives.
+# SCRATCH_DIR defaults to a new directory under /tmp. FUZZ_SECONDS (default
+# 0: skipped) is the CHECK_FUZZ_TIME of each check; fuzzer crashes of a
+# mutant go to SCRATCH_DIR/regress, not to regress/. A mutant whose text no
+# longer matches the decoder is reported as "not applicable", one that does
+# not compile as "BUILD FAILED". Exits non-zero if a mutant survives.
 set -u
 HT=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HT/../.." && pwd)
@@ -17,6 +18,8 @@ FUZZ=${2:-0}
 SRC=$REPO/kernel/unwind/sframe.c
 BIN=$SCRATCH/bin
 mkdir -p "$SCRATCH"
+# Crashes the fuzzer finds in a mutant are not regressions of the decoder.
+export REGRESS_DIR=$SCRATCH/regress
 command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
 
 # name~old text~new text   (\n = newline, \t = tab; exact match, once)

@@ -392,8 +392,8 @@ static void test_binary(const char *name, const char *path)
 		}
 	}
 	tap_result(!c.mismatches && !hostshim_stats.violations,
-		   "%s: sframe_find() == libsframe at every PC (%lu PCs, %u FDEs, %lu mismatches)",
-		   name, c.pcs, nfdes, c.mismatches);
+		   "%s: sframe_find() == libsframe at every PC (%lu PCs, %u FDEs, %lu mismatches, %lu bad reads)",
+		   name, c.pcs, nfdes, c.mismatches, hostshim_stats.violations);
 
 	/* The same section as v2, v2-PCREL and in other layouts. */
 	{

@@ -813,6 +813,62 @@ static uint8_t *many_fres(uint32_t n, uint64_t vaddr, uint64_t func,
 	return b;
 }
 
+/*
+ * The work sframe_table_validate() does must be bounded by the size of the
+ * section: each FRE takes at least 3 bytes (start, info, one offset), so a
+ * well-formed section needs at most 1 + num_fdes + fre_len / 3 reads. FDEs
+ * that all point at the same FREs must not multiply that: here 2000 FDEs
+ * share one function's 8192 FREs (73 KB of section).
+ */
+static void test_validate_work(void)
+{
+	const uint32_t nfdes = 2000, nfres = 8192;
+	uint64_t vaddr = 0x800000, func = 0x400000;
+	size_t fre_len = (size_t)nfres * 4;
+	size_t size = HDR_SIZE + (size_t)nfdes * FDE_V2_SIZE + fre_len;
+	uint8_t *b = calloc(1, size), *p;
+	unsigned long bound = 1 + nfdes + fre_len / 3 + 16;
+	struct ktable kt;
+	uint32_t i;
+	int ri, rv;
+
+	put_u16(b, 0xdee2);
+	b[2] = 2;
+	b[3] = F_SORTED;
+	b[4] = 3;
+	b[6] = (uint8_t)-8;
+	put_u32(b + 8, nfdes);
+	put_u32(b + 12, nfres);
+	put_u32(b + 16, fre_len);
+	put_u32(b + 20, 0);
+	put_u32(b + 24, nfdes * FDE_V2_SIZE);
+	for (i = 0; i < nfdes; i++) {
+		p = b + HDR_SIZE + i * FDE_V2_SIZE;
+		put_u32(p, (uint32_t)(func - vaddr));	/* same function */
+		put_u32(p + 4, 2 * nfres);
+		put_u32(p + 8, 0);			/* same FREs */
+		put_u32(p + 12, nfres);
+		p[16] = 1;
+	}
+	p = b + HDR_SIZE + nfdes * FDE_V2_SIZE;
+	for (i = 0; i < nfres; i++, p += 4) {
+		put_u16(p, 2 * i);
+		p[2] = 1 | 1 << 1;
+		p[3] = 8;
+	}
+	ri = kt_init(&kt, b, size, vaddr, func, func + 2 * nfres, 3);
+	hostshim_reset_stats();
+	rv = ri ? ri : kt_validate(&kt);
+	diag("validation work: %zu-byte section, %u FDEs sharing %u FREs: init %d, validate %d after %lu reads (bound %lu)",
+	     size, nfdes, nfres, ri, rv, hostshim_stats.reads, bound);
+	tap_result(!ri && hostshim_stats.reads <= bound &&
+		   !hostshim_stats.violations,
+		   "validation work bounded by the section size (%lu reads for %zu bytes; at most %lu)",
+		   hostshim_stats.reads, size, bound);
+	kt_free(&kt);
+	free(b);
+}
+
 /* The validation's cap on FREs per function (8192) bounds every lookup. */
 static void test_fre_limit(void)
 {
@@ -1070,6 +1126,7 @@ int main(int argc, char **argv)
 	test_fdes();
 	test_fres();
 	test_fre_limit();
+	test_validate_work();
 	test_changed_after_check(seed);
 	test_mutations(seed, mutations);
 	return tap_failures ? 1 : 0;

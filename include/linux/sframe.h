@@ -25,6 +25,7 @@ struct task_struct;
  * @text_start:	first text address the section may describe
  * @text_end:	end of the text it may describe (exclusive)
  * @num_fdes:	number of function descriptors
+ * @num_fres:	number of frame row entries of all functions together
  * @version:	format version (1 or 2)
  * @flags:	header flags
  * @abi:	ABI/architecture identifier
@@ -44,6 +45,7 @@ struct sframe_table {
 	unsigned long	text_start;
 	unsigned long	text_end;
 	u32		num_fdes;
+	u32		num_fres;
 	u8		version;
 	u8		flags;
 	u8		abi;

@@ -30,6 +30,7 @@ enum unwind_user_type {
  * @fp_saved:	@fp_off is valid; otherwise the frame pointer is unchanged
  * @ra_signed:	the saved return address carries a pointer authentication
  *		code that must be removed before use
+ * @outermost:	this is the outermost frame: it has no caller
  */
 struct unwind_user_frame {
 	s32	cfa_off;
@@ -39,6 +40,7 @@ struct unwind_user_frame {
 	bool	ra_saved;
 	bool	fp_saved;
 	bool	ra_signed;
+	bool	outermost;
 };
 
 #endif /* _LINUX_UNWIND_USER_TYPES_H */

@@ -10,12 +10,13 @@
  * interrupt and NMI context and read without faulting; the full validation
  * runs in task context and may fault.
  *
- * This file is also built in user space by the project's host tests and
- * fuzzer, with <linux/uaccess.h> provided by a shim: keep it free of other
- * kernel dependencies.
+ * This file can also be built in user space, for tests and fuzzing, with
+ * small stand-ins for the few kernel headers it includes: keep it free of
+ * other kernel dependencies.
  */
 
 #include <linux/errno.h>
+#include <linux/sched.h>
 #include <linux/sframe.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -102,6 +103,9 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		return -EINVAL;
 	if (h->fres_off > data_size || h->fre_len > data_size - h->fres_off)
 		return -EINVAL;
+	/* An FRE takes at least two bytes: a start address and its info. */
+	if (h->num_fres > h->fre_len / 2)
+		return -EINVAL;
 
 	tbl->sec_start = sec_start;
 	tbl->sec_end = sec_start + sec_size;
@@ -111,6 +115,7 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->text_start = text_start;
 	tbl->text_end = text_end;
 	tbl->num_fdes = h->num_fdes;
+	tbl->num_fres = h->num_fres;
 	tbl->version = h->preamble.version;
 	tbl->flags = h->preamble.flags;
 	tbl->abi = h->abi_arch;
@@ -281,9 +286,10 @@ static int sframe_read_fre(const struct sframe_table *tbl, unsigned long addr,
 	fre->info = buf[addr_size];
 	fre->addr = addr;
 
+	/* No offset at all marks the outermost frame (SFrame v2 erratum). */
 	count = SFRAME_FRE_OFFSET_COUNT(fre->info);
 	off_size = sframe_offset_size(fre->info);
-	if (!count || count > SFRAME_FRE_MAX_OFFSETS || !off_size)
+	if (count > SFRAME_FRE_MAX_OFFSETS || !off_size)
 		return -EINVAL;
 
 	fre->size = addr_size + 1 + count * off_size;
@@ -320,6 +326,12 @@ static int sframe_fre_to_frame(const struct sframe_table *tbl,
 	unsigned int size = sframe_offset_size(fre->info);
 	unsigned int i = 1;
 	int ret;
+
+	memset(frame, 0, sizeof(*frame));
+	if (!count) {
+		frame->outermost = true;
+		return 0;
+	}
 
 	ret = sframe_read(tbl, buf, fre->addr + addr_size + 1, count * size,
 			  false);
@@ -471,6 +483,8 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
  * then checks every function descriptor (sorted, inside the text, a known
  * type) and every frame row entry (inside the row sub-section, start
  * addresses increasing and inside the function, a known offset encoding).
+ * The functions together may not have more rows than the header counts,
+ * which bounds the work by the size of the section.
  * May fault and sleep: call it from task context only, without mmap_lock.
  *
  * Return: 0 if the section is usable, a negative error otherwise.
@@ -481,6 +495,7 @@ int sframe_table_validate(const struct sframe_table *tbl)
 	struct sframe_table copy;
 	unsigned long prev_start = 0;
 	struct sframe_fde fde;
+	u64 fres = 0;
 	u32 i;
 	int ret;
 
@@ -497,7 +512,8 @@ int sframe_table_validate(const struct sframe_table *tbl)
 	    copy.fres_start != tbl->fres_start ||
 	    copy.fres_end != tbl->fres_end ||
 	    copy.fixed_fp_off != tbl->fixed_fp_off ||
-	    copy.fixed_ra_off != tbl->fixed_ra_off)
+	    copy.fixed_ra_off != tbl->fixed_ra_off ||
+	    copy.num_fres != tbl->num_fres)
 		return -EINVAL;
 
 	for (i = 0; i < tbl->num_fdes; i++) {
@@ -506,10 +522,15 @@ int sframe_table_validate(const struct sframe_table *tbl)
 			return ret;
 		if (i && fde.func_start < prev_start)
 			return -EINVAL;
+		fres += fde.fres_num;
+		if (fres > tbl->num_fres)
+			return -EINVAL;
 		ret = sframe_validate_fde(tbl, &fde);
 		if (ret)
 			return ret;
 		prev_start = fde.func_start;
+		if (!(i % 1024))
+			cond_resched();
 	}
 	return 0;
 }

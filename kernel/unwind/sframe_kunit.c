@@ -17,8 +17,10 @@
 
 #include "sframe.h"
 
+/* Text range for the header checks; loaded tables get one near them. */
 #define TEXT_START	0x400000UL
 #define TEXT_END	0x500000UL
+#define TEXT_SIZE	0x100000UL
 #define BUF_SIZE	512
 
 /* A section under construction: header, FDE table, then the FREs. */
@@ -29,6 +31,7 @@ struct sf_builder {
 	s8	fixed_ra;
 	s8	fixed_fp;
 	u32	num_fdes;
+	u32	num_fres;
 	u32	fre_len;
 	u8	fres[BUF_SIZE];
 	u8	fdes[BUF_SIZE];
@@ -76,6 +79,7 @@ static u32 sf_add_fre(struct sf_builder *b, unsigned int addr_size, u32 start,
 	u32 pos = b->fre_len;
 	unsigned int i;
 
+	b->num_fres++;
 	memcpy(b->fres + b->fre_len, &start, addr_size);
 	b->fre_len += addr_size;
 	b->fres[b->fre_len++] = info;
@@ -104,7 +108,7 @@ static size_t sf_finish(struct sf_builder *b)
 		.cfa_fixed_fp_offset	= b->fixed_fp,
 		.cfa_fixed_ra_offset	= b->fixed_ra,
 		.num_fdes		= b->num_fdes,
-		.num_fres		= 0,
+		.num_fres		= b->num_fres,
 		.fre_len		= b->fre_len,
 		.fdes_off		= 0,
 		.fres_off		= b->fde_len,
@@ -129,15 +133,19 @@ static unsigned long sf_to_user(struct kunit *test, const void *data,
 	return uaddr;
 }
 
-/* Build, copy to user memory and set up a table for TEXT_START..END. */
+/*
+ * Build, copy to user memory and set up a table. Its text is the TEXT_SIZE
+ * bytes below the section, so that 32-bit function offsets reach it; only
+ * the section is ever read.
+ */
 static int sf_load(struct kunit *test, struct sf_builder *b,
 		   struct sframe_table *tbl)
 {
 	size_t len = sf_finish(b);
 	unsigned long uaddr = sf_to_user(test, b->buf, len);
 
-	return sframe_table_init(tbl, b->buf, len, uaddr, len, TEXT_START,
-				 TEXT_END, ARCH_SFRAME_ABI);
+	return sframe_table_init(tbl, b->buf, len, uaddr, len,
+				 uaddr - TEXT_SIZE, uaddr, ARCH_SFRAME_ABI);
 }
 
 /* Start address of a function at @text_addr, relative to the section. */
@@ -235,8 +243,8 @@ static void expect_rule(struct kunit *test, const struct sframe_table *tbl,
 
 /*
  * Two functions with the amd64 layout: RA fixed at CFA-8, FP in the FRE.
- * f1 at TEXT_START + 0x10, 0x20 bytes: push %rbp at 0, frame at 1 and 4.
- * f2 at TEXT_START + 0x40, 0x300 bytes, 2-byte FRE addresses.
+ * f1 at text + 0x10, 0x20 bytes: push %rbp at 0, frame at 1 and 4.
+ * f2 at text + 0x40, 0x300 bytes, 2-byte FRE addresses.
  */
 static void build_two_funcs(struct sf_builder *b, const struct sframe_table *t,
 			    u8 version, u8 flags)
@@ -252,9 +260,9 @@ static void build_two_funcs(struct sf_builder *b, const struct sframe_table *t,
 	f2 = sf_add_fre(b, 2, 0, fre_info(true, 1, 1, false), o8, 1, 2);
 	sf_add_fre(b, 2, 0x200, fre_info(true, 2, 2, false), big, 2, 4);
 
-	sf_add_fde(b, t ? sf_rel(t, TEXT_START + 0x10) : 0, 0x20, f1, 3,
+	sf_add_fde(b, t ? sf_rel(t, t->text_start + 0x10) : 0, 0x20, f1, 3,
 		   SFRAME_FRE_TYPE_ADDR1, 0);
-	sf_add_fde(b, t ? sf_rel(t, TEXT_START + 0x40) : 0, 0x300, f2, 2,
+	sf_add_fde(b, t ? sf_rel(t, t->text_start + 0x40) : 0, 0x300, f2, 2,
 		   SFRAME_FRE_TYPE_ADDR2, 0);
 }
 
@@ -277,24 +285,24 @@ static void sframe_test_find(struct kunit *test, u8 version)
 
 	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
 
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_START, &f), -ENOENT);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_START + 0xf, &f), -ENOENT);
-	expect_rule(test, &tbl, TEXT_START + 0x10, false, 8, true, -8, false, 0);
-	expect_rule(test, &tbl, TEXT_START + 0x11, false, 16, true, -8, true, -16);
-	expect_rule(test, &tbl, TEXT_START + 0x13, false, 16, true, -8, true, -16);
-	expect_rule(test, &tbl, TEXT_START + 0x14, true, 16, true, -8, true, -16);
-	expect_rule(test, &tbl, TEXT_START + 0x2f, true, 16, true, -8, true, -16);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
+	expect_rule(test, &tbl, tbl.text_start + 0x10, false, 8, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
+	expect_rule(test, &tbl, tbl.text_start + 0x13, false, 16, true, -8, true, -16);
+	expect_rule(test, &tbl, tbl.text_start + 0x14, true, 16, true, -8, true, -16);
+	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
 	/* Gap between the functions. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_START + 0x30, &f), -ENOENT);
-	expect_rule(test, &tbl, TEXT_START + 0x40, false, 8, true, -8, false, 0);
-	expect_rule(test, &tbl, TEXT_START + 0x23f, false, 8, true, -8, false, 0);
-	expect_rule(test, &tbl, TEXT_START + 0x240, false, 0x1234, true, -8,
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
+	expect_rule(test, &tbl, tbl.text_start + 0x40, false, 8, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x23f, false, 8, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x240, false, 0x1234, true, -8,
 		    true, -16);
-	expect_rule(test, &tbl, TEXT_START + 0x33f, false, 0x1234, true, -8,
+	expect_rule(test, &tbl, tbl.text_start + 0x33f, false, 0x1234, true, -8,
 		    true, -16);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_START + 0x340, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x340, &f), -ENOENT);
 	/* Outside the registered text. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_END, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_end, &f), -ENOENT);
 }
 
 static void sframe_test_find_v1(struct kunit *test)
@@ -330,15 +338,15 @@ static void sframe_test_find_pcrel(struct kunit *test)
 		SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL, -8, 0);
 	fre = sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false), o8, 1, 1);
 	sf_add_fre(b, 1, 1, fre_info(true, 1, 0, false), o16, 1, 1);
-	sf_add_fde(b, (s32)(TEXT_START + 0x100 - fde), 0x10, fre, 2,
+	sf_add_fde(b, (s32)(tbl.text_start + 0x100 - fde), 0x10, fre, 2,
 		   SFRAME_FRE_TYPE_ADDR1, 0);
 	sf_finish(b);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl.sec_start, b->buf,
 					   tbl.sec_end - tbl.sec_start), 0);
 
 	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
-	expect_rule(test, &tbl, TEXT_START + 0x100, false, 8, true, -8, false, 0);
-	expect_rule(test, &tbl, TEXT_START + 0x101, false, 16, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x100, false, 8, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x101, false, 16, true, -8, false, 0);
 }
 
 /* A PLT-like function: the rule repeats every rep_size bytes. */
@@ -365,7 +373,7 @@ static void sframe_test_find_pcmask(struct kunit *test)
 		sf_init(b, v, SFRAME_F_FDE_SORTED, -8, 0);
 		fre = sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false), o8, 1, 1);
 		sf_add_fre(b, 1, 11, fre_info(true, 1, 0, false), o16, 1, 1);
-		sf_add_fde(b, sf_rel(&tbl, TEXT_START + 0x800), 0x40, fre, 2,
+		sf_add_fde(b, sf_rel(&tbl, tbl.text_start + 0x800), 0x40, fre, 2,
 			   SFRAME_FRE_TYPE_ADDR1 | SFRAME_FDE_TYPE_PCMASK << 4,
 			   16);
 		sf_finish(b);
@@ -375,7 +383,7 @@ static void sframe_test_find_pcmask(struct kunit *test)
 					     tbl.sec_end - tbl.sec_start), 0);
 		KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
 
-		for (ip = TEXT_START + 0x800; ip < TEXT_START + 0x840; ip++)
+		for (ip = tbl.text_start + 0x800; ip < tbl.text_start + 0x840; ip++)
 			expect_rule(test, &tbl, ip, false,
 				    (ip & 0xf) >= 11 ? 16 : 8, true, -8, false,
 				    0);
@@ -400,7 +408,7 @@ static void sframe_test_find_ra_fp(struct kunit *test)
 		fre = sf_add_fre(b, 4, 0, fre_info(true, 1, 0, false), o0, 1, 1);
 		sf_add_fre(b, 4, 4, fre_info(true, 3, 0, true), o3, 3, 1);
 		sf_add_fre(b, 4, 8, fre_info(false, 2, 1, true), o2, 2, 2);
-		sf_add_fde(b, pass ? sf_rel(&tbl, TEXT_START) : 0, 0x100, fre,
+		sf_add_fde(b, pass ? sf_rel(&tbl, tbl.text_start) : 0, 0x100, fre,
 			   3, SFRAME_FRE_TYPE_ADDR4, 0);
 		if (!pass) {
 			KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
@@ -415,11 +423,11 @@ static void sframe_test_find_ra_fp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
 
 	/* Only a CFA offset: RA in the link register, FP untouched. */
-	expect_rule(test, &tbl, TEXT_START, false, 0, false, 0, false, 0);
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, TEXT_START + 4, &f), 0);
+	expect_rule(test, &tbl, tbl.text_start, false, 0, false, 0, false, 0);
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 4, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.ra_signed);
-	expect_rule(test, &tbl, TEXT_START + 4, false, 32, true, -8, true, -16);
-	expect_rule(test, &tbl, TEXT_START + 8, true, 16, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 4, false, 32, true, -8, true, -16);
+	expect_rule(test, &tbl, tbl.text_start + 8, true, 16, true, -8, false, 0);
 }
 
 /* Malformed data: rejected by the validation, never a crash. */
@@ -434,13 +442,13 @@ static void sframe_test_malformed(struct kunit *test)
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 
-	for (c = 0; c < 7; c++) {
-		u32 fre, fre2;
+	for (c = 0; c < 8; c++) {
+		u32 fre, fre2, fres_off, fres_num;
 		int pass;
 
 		for (pass = 0; pass < 2; pass++) {
-			s32 s1 = pass ? sf_rel(&tbl, TEXT_START + 0x100) : 0;
-			s32 s2 = pass ? sf_rel(&tbl, TEXT_START + 0x200) : 0;
+			s32 s1 = pass ? sf_rel(&tbl, tbl.text_start + 0x100) : 0;
+			s32 s2 = pass ? sf_rel(&tbl, tbl.text_start + 0x200) : 0;
 
 			sf_init(b, SFRAME_VERSION_1, SFRAME_F_FDE_SORTED, -8, 0);
 			fre = sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false),
@@ -450,16 +458,25 @@ static void sframe_test_malformed(struct kunit *test)
 				   fre_info(true, 1, 0, false), o16, 1, 1);
 			fre2 = sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false),
 					  o8, 1, 1);
+			fres_off = fre2;
+			fres_num = 1;
+			/* 4: FREs past the end of the section */
+			if (c == 4)
+				fres_off = 0x1000;
+			/* 5: more FREs than there are */
+			if (c == 5)
+				fres_num = 5;
+			/* 7: FREs shared, more in all than the header has */
+			if (c == 7) {
+				fres_off = fre;
+				fres_num = 2;
+			}
 			/* 2: unsorted functions */
 			sf_add_fde(b, c == 2 ? s2 : s1, 0x10, fre, 2,
 				   SFRAME_FRE_TYPE_ADDR1, 0);
 			sf_add_fde(b, c == 2 ? s1 : s2,
 				   /* 3: function runs past the text */
-				   c == 3 ? 0x200000 : 0x10,
-				   /* 4: FREs past the end of the section */
-				   c == 4 ? 0x1000 : fre2,
-				   /* 5: more FREs than there are */
-				   c == 5 ? 5 : 1,
+				   c == 3 ? 0x200000 : 0x10, fres_off, fres_num,
 				   /* 6: an unknown FRE address size */
 				   c == 6 ? 3 : SFRAME_FRE_TYPE_ADDR1, 0);
 			if (!pass)
@@ -478,9 +495,44 @@ static void sframe_test_malformed(struct kunit *test)
 		KUNIT_EXPECT_NE_MSG(test, sframe_table_validate(&tbl), 0,
 				    "case %d", c);
 		/* Lookups on the bad section still return, with any result. */
-		sframe_find(&tbl, TEXT_START + 0x100, &f);
-		sframe_find(&tbl, TEXT_START + 0x201, &f);
+		sframe_find(&tbl, tbl.text_start + 0x100, &f);
+		sframe_find(&tbl, tbl.text_start + 0x201, &f);
 	}
+}
+
+/* An FRE without offsets marks the outermost frame (v2 erratum). */
+static void sframe_test_outermost(struct kunit *test)
+{
+	s32 o8[] = { 8 };
+	struct unwind_user_frame f;
+	struct sframe_table tbl;
+	struct sf_builder *b;
+	int pass;
+	u32 fre;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+
+	for (pass = 0; pass < 2; pass++) {
+		sf_init(b, SFRAME_VERSION_2, SFRAME_F_FDE_SORTED, -8, 0);
+		fre = sf_add_fre(b, 1, 0, fre_info(true, 0, 0, false), NULL, 0,
+				 1);
+		sf_add_fre(b, 1, 4, fre_info(true, 1, 0, false), o8, 1, 1);
+		sf_add_fde(b, pass ? sf_rel(&tbl, tbl.text_start) : 0, 0x10,
+			   fre, 2, SFRAME_FRE_TYPE_ADDR1, 0);
+		if (!pass)
+			KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
+	}
+	sf_finish(b);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl.sec_start, b->buf,
+					   tbl.sec_end - tbl.sec_start), 0);
+	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 3, &f), 0);
+	KUNIT_EXPECT_TRUE(test, f.outermost);
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 4, &f), 0);
+	KUNIT_EXPECT_FALSE(test, f.outermost);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, 8);
 }
 
 /* A section whose user pages are gone: lookups fail with -EFAULT. */
@@ -496,7 +548,7 @@ static void sframe_test_unmapped(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
 	KUNIT_ASSERT_EQ(test, vm_munmap(tbl.sec_start, PAGE_SIZE), 0);
 
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, TEXT_START + 0x10, &f),
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x10, &f),
 			-EFAULT);
 	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), -EFAULT);
 }
@@ -509,6 +561,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_find_pcmask),
 	KUNIT_CASE(sframe_test_find_ra_fp),
 	KUNIT_CASE(sframe_test_malformed),
+	KUNIT_CASE(sframe_test_outermost),
 	KUNIT_CASE(sframe_test_unmapped),
 	{}
 };

@@ -99,6 +99,8 @@ int unwind_user_next(struct unwind_user_state *state)
 	 * to a noreturn function): look up the call instruction instead.
 	 */
 	if (!unwind_user_sframe(first ? state->ip : state->ip - 1, &frame)) {
+		if (frame.outermost)
+			goto done;
 		type = UNWIND_USER_TYPE_SFRAME;
 	} else if (first && state->at_func_entry) {
 		frame = entry_frame;

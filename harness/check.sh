@@ -114,10 +114,12 @@ group_arch() {
 
 	# Kernel and initramfs.
 	log=$A/kernel.log
+	local kname="$arch: kernel build"
+	[ "${SFRAME_CONFIG:-}" = none ] && kname="$kname (SFRAME_CONFIG=none: without sframe.config)"
 	if "$TOP/harness/build-kernel.sh" "$arch" >"$log" 2>&1; then
-		ok "$arch: kernel build"
+		ok "$kname"
 	else
-		not_ok "$arch: kernel build"
+		not_ok "$kname"
 		tail -n 40 "$log" | comment
 		not_ok "$arch: guest tests not run (no kernel)"
 		return

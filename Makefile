@@ -57,7 +57,7 @@ kernel:
 
 initramfs:
 	@$(arch_ok)
-	@$(MAKE) --no-print-directory $(INITRD)
+	@$(MAKE) -s --no-print-directory $(INITRD)
 
 $(OUT)/initramfs/%.cpio.gz: harness/initramfs.sh harness/config.sh $(wildcard harness/guest/*) \
 		$(wildcard /usr/bin/perf /bin/busybox)

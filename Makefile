@@ -1,8 +1,9 @@
 # SFrame user-space unwinding for perf: build, boot and test harness.
 #
-#   make run ARCH=x86_64 DIR=<host dir> CMD='<shell command>'
-#   make demo [ARCH=x86_64]
-#   make check [ARCH=x86_64]        (default: every supported arch)
+#   make run ARCH=x86_64|arm64 DIR=<host dir> CMD='<shell command>'
+#   make demo [ARCH=x86_64|arm64]
+#   make check [ARCH=x86_64|arm64]  (default: every supported arch)
+#   make table [ARCH=x86_64|arm64]
 #   make kernel | initramfs | deps | clean | distclean
 #
 # Everything is written under out/ (or $OUT). Builds are incremental.
@@ -12,11 +13,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 .SUFFIXES:
 
-ARCHES := x86_64
+ARCHES := x86_64 arm64
 OUT ?= $(CURDIR)/out
 export OUT
 
-# ARCH for run/demo/kernel (default x86_64); check takes "all" when unset.
+# ARCH for run/demo/table/kernel (default x86_64); check takes "all" when unset.
 A := $(or $(ARCH),x86_64)
 
 # DIR and CMD reach the scripts through the environment, unexpanded:
@@ -26,12 +27,15 @@ export HARNESS_CMD := $(value CMD)
 
 define USAGE
 usage:
-  make run ARCH=x86_64 DIR=<host dir> CMD='<shell command>'
+  make run ARCH=<arch> DIR=<host dir> CMD='<shell command>'
         boot the guest, DIR at /host (read-write, the working directory),
         run CMD there (perf is on PATH); fails if CMD fails (its status
         is printed; harness/qemu-run.sh exits with it exactly)
   make demo        perf record -g of harness/demo/demo.c, SFrame on vs off
-  make check       all tests (TAP); ARCH=x86_64 limits the guest part
+  make check       all tests (TAP); ARCH=<arch> limits the guest part
+                   to that arch (default: every supported arch)
+  make table       selftest complete-chain counts, SFrame on and off,
+                   one boot (harness/table.sh; writes out/table-ARCH.md)
   make kernel | initramfs | deps | clean | distclean
 supported ARCH values: $(ARCHES)
 endef
@@ -43,7 +47,7 @@ arch_ok = case " $(ARCHES) " in *" $(A) "*) ;; \
 
 INITRD = $(OUT)/initramfs/$(A).cpio.gz
 
-.PHONY: help deps kernel initramfs run demo check clean distclean
+.PHONY: help deps kernel initramfs run demo check table clean distclean
 
 help:
 	@echo "$$USAGE"
@@ -59,7 +63,7 @@ initramfs:
 	@$(arch_ok)
 	@$(MAKE) -s --no-print-directory $(INITRD)
 
-$(OUT)/initramfs/%.cpio.gz: harness/initramfs.sh harness/config.sh $(wildcard harness/guest/*) \
+$(OUT)/initramfs/%.cpio.gz: harness/initramfs.sh harness/debs.sh harness/config.sh $(wildcard harness/guest/*) \
 		$(wildcard /usr/bin/perf /bin/busybox)
 	@harness/initramfs.sh $* $@
 
@@ -82,8 +86,12 @@ check:
 	@$(if $(ARCH),$(arch_ok))
 	@harness/check.sh $(ARCH)
 
+table:
+	@$(arch_ok)
+	@harness/table.sh $(A)
+
 clean:
-	rm -rf $(OUT)/run $(OUT)/demo $(OUT)/check $(OUT)/initramfs
+	rm -rf $(OUT)/run $(OUT)/demo $(OUT)/check $(OUT)/initramfs $(OUT)/table
 
 distclean:
 	rm -rf $(OUT)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the guest kernel for one architecture, out of tree, incrementally.
 #
-#   harness/build-kernel.sh ARCH        ARCH: x86_64 (arm64: planned)
+#   harness/build-kernel.sh ARCH        ARCH: x86_64 or arm64
 #
 # Source: $SRC (prepared by harness/base.sh: pinned base + patches/).
 # Build dir: $OUT/build/ARCH. Prints the image path on stdout at the end.
@@ -16,7 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 usage() {
-	echo "usage: harness/build-kernel.sh ARCH   (supported: x86_64)" >&2
+	echo "usage: harness/build-kernel.sh ARCH   (supported: x86_64 arm64)" >&2
 	exit 2
 }
 [ $# -eq 1 ] || usage
@@ -25,7 +25,6 @@ case "$ARCH" in
 x86_64)
 	KARCH=x86_64 CROSS= TARGET=bzImage IMAGE=arch/x86/boot/bzImage ;;
 arm64)
-	# Structure is ready; the guest config is not (harness/kconfig/arm64.config).
 	KARCH=arm64 CROSS=aarch64-linux-gnu- TARGET=Image IMAGE=arch/arm64/boot/Image ;;
 *)
 	echo "error: unsupported ARCH '$ARCH'" >&2

@@ -1,14 +1,17 @@
 #!/bin/bash
 # `make check`: every test of the project as one TAP stream.
 #
-#   harness/check.sh [ARCH]        ARCH: x86_64; default: every supported arch
+#   harness/check.sh [ARCH]        ARCH: x86_64 or arm64; default: every
+#                                  supported arch
 #
 # Groups, in order:
 #   series     harness/series.sh verify (if that script exists)
 #   hosttest   make -C harness/hosttest check (if it has a Makefile)
-#   per ARCH   kernel build, selftest build, then ONE guest boot that runs
-#              the selftests (per-test timeout), the perf test, and KUnit
-#              (which ran at boot; read from the kernel log)
+#   per ARCH   kernel build, selftest build (arm64: cross-built with
+#              aarch64-linux-gnu-gcc), then ONE guest boot that runs the
+#              selftests (per-test timeout), the perf test (skipped when the
+#              guest has no perf), and KUnit (which ran at boot; read from
+#              the kernel log)
 # Each check is one line "ok N - name" / "not ok N - name"; details of a
 # failure follow as "# " lines. Logs: out/check/. The last line is
 # "N passed, N failed"; the exit status is 1 if anything failed.
@@ -19,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 
-SUPPORTED=(x86_64)
+SUPPORTED=(x86_64 arm64)
 if [ $# -gt 1 ]; then
 	echo "usage: harness/check.sh [ARCH]   (supported: ${SUPPORTED[*]})" >&2
 	exit 2
@@ -105,9 +108,18 @@ selftest_names() {
 		harness-print-tests | tr ' ' '\n' | sed '/^$/d; s|.*/||'
 }
 
+# The C compiler for the guest's user space.
+guest_cc() {
+	case "$1" in
+	x86_64) echo gcc ;;
+	arm64) echo aarch64-linux-gnu-gcc ;;
+	esac
+}
+
 group_arch() {
-	local arch=$1 A=$C/$arch share kernel_log log
+	local arch=$1 A=$C/$arch share kernel_log log cc start=$SECONDS
 	share=$A/share
+	cc=$(guest_cc "$arch")
 	rm -rf "$A"
 	mkdir -p "$share"
 	echo "# ---- $arch guest"
@@ -139,11 +151,11 @@ group_arch() {
 	if [ -z "$sdir" ]; then
 		skip "$arch: selftests build" "(no tools/testing/selftests/sframe)"
 	else
-		local mk=(OUTPUT="$share/selftests" KSFT_DIR="$SRC/tools/testing/selftests")
+		local mk=(OUTPUT="$share/selftests" CC="$cc" KSFT_DIR="$SRC/tools/testing/selftests")
 		mkdir -p "$share/selftests"
 		if make -C "$sdir" "${mk[@]}" >"$A/selftests-build.log" 2>&1 &&
 		   mapfile -t names < <(selftest_names "$sdir" "${mk[@]}") && [ ${#names[@]} -gt 0 ]; then
-			ok "$arch: selftests build ($sdir: ${#names[@]} programs)"
+			ok "$arch: selftests build ($sdir: ${#names[@]} programs, $cc)"
 			# Scripts listed in TEST_PROGS live in the source directory.
 			for t in "${names[@]}"; do
 				[ -e "$share/selftests/$t" ] || [ ! -e "$sdir/$t" ] || cp "$sdir/$t" "$share/selftests/"
@@ -161,15 +173,15 @@ group_arch() {
 
 	# The perf test's program.
 	local have_demo=1
-	gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$share/demo" "$TOP/harness/demo/demo.c" \
+	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe -o "$share/demo" "$TOP/harness/demo/demo.c" \
 		>"$A/demo-build.log" 2>&1 || have_demo=
 
 	# One boot for everything. Whole-run limit: every test at its limit.
-	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 600 ))
+	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 600 )) gstart=$SECONDS
 	echo "# booting the $arch guest (${#names[@]} selftests, perf test; limit ${timeout}s)"
 	if QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
 		'sh /harness/run-tests.sh /host' >"$A/guest.log" 2>&1; then
-		ok "$arch: guest boot and test run completed"
+		ok "$arch: guest boot and test run completed ($((SECONDS - gstart)) s)"
 	else
 		not_ok "$arch: guest boot and test run completed"
 		tail -n 40 "$A/guest.log" | comment
@@ -233,6 +245,8 @@ group_arch() {
 	if [ -z "$have_demo" ]; then
 		not_ok "$arch: perf test (demo program does not build)"
 		comment <"$A/demo-build.log"
+	elif [ -f "$p/absent" ]; then
+		skip "$arch: perf test" "(no perf in the $arch guest: $(head -n 1 "$p/absent"))"
 	elif [ ! -f "$p/modes" ]; then
 		not_ok "$arch: perf test (did not run)"
 	else
@@ -267,6 +281,7 @@ group_arch() {
 		ok "$arch: kernel log clean (no BUG/WARNING/Oops)"
 	fi
 	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
+	echo "# $arch: $((SECONDS - start)) s (kernel build, selftests build, guest run $((SECONDS - gstart)) s)"
 }
 
 # ---------------------------------------------------------------- series checks

@@ -6,6 +6,11 @@
 #
 # Idempotent: `dpkg-query` is asked first, and apt-get runs only when
 # something is missing or the pinned base version is not the installed one.
+#
+# The arm64 guest's userland (busybox-static, linux-perf and its libraries)
+# comes from Debian's arm64 packages, fetched by harness/debs.sh with
+# apt-get download and never installed: dpkg must know the arm64
+# architecture (dpkg --add-architecture arm64) and apt its package lists.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -42,12 +47,29 @@ missing() {
 	done
 }
 
+FOREIGN_ARCHES=(arm64)
+
+# Print the foreign architectures dpkg does not know, or whose package
+# lists apt has not fetched yet.
+missing_arches() {
+	local a
+	for a in "${FOREIGN_ARCHES[@]}"; do
+		if ! dpkg --print-foreign-architectures | grep -qx "$a" ||
+		   ! compgen -G "/var/lib/apt/lists/*_binary-${a}_Packages*" >/dev/null; then
+			echo "$a"
+		fi
+	done
+}
+
 mapfile -t miss < <(missing "${REQUIRED[@]}")
 mapfile -t miss_opt < <(missing "${OPTIONAL[@]}")
+mapfile -t miss_arch < <(missing_arches)
 
 if [ "${1:-}" = "--check" ]; then
-	if [ ${#miss[@]} -gt 0 ]; then
-		echo "error: missing Debian packages: ${miss[*]}" >&2
+	if [ ${#miss[@]} -gt 0 ] || [ ${#miss_arch[@]} -gt 0 ]; then
+		[ ${#miss[@]} -eq 0 ] || echo "error: missing Debian packages: ${miss[*]}" >&2
+		[ ${#miss_arch[@]} -eq 0 ] ||
+			echo "error: foreign architecture not set up (dpkg --add-architecture, apt-get update): ${miss_arch[*]}" >&2
 		echo "       run: harness/deps.sh   (as root, or with sudo)" >&2
 		exit 1
 	fi
@@ -55,7 +77,7 @@ if [ "${1:-}" = "--check" ]; then
 fi
 [ -z "${1:-}" ] || die "usage: harness/deps.sh [--check]"
 
-[ ${#miss[@]} -eq 0 ] && [ ${#miss_opt[@]} -eq 0 ] && exit 0
+[ ${#miss[@]} -eq 0 ] && [ ${#miss_opt[@]} -eq 0 ] && [ ${#miss_arch[@]} -eq 0 ] && exit 0
 
 SUDO=()
 if [ "$(id -u)" != 0 ]; then
@@ -64,7 +86,13 @@ if [ "$(id -u)" != 0 ]; then
 	SUDO=(sudo -n)
 fi
 export DEBIAN_FRONTEND=noninteractive
-note "installing: ${miss[*]} ${miss_opt[*]}"
+for a in "${miss_arch[@]}"; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || {
+		note "dpkg --add-architecture $a"
+		"${SUDO[@]}" dpkg --add-architecture "$a" || die "dpkg --add-architecture $a failed"
+	}
+done
+note "installing: ${miss[*]} ${miss_opt[*]}${miss_arch[*]:+ (and the package lists of ${miss_arch[*]})}"
 "${SUDO[@]}" apt-get update -q ||
 	die "apt-get update failed"
 if [ ${#miss[@]} -gt 0 ]; then
@@ -79,4 +107,6 @@ if [ ${#miss_opt[@]} -gt 0 ]; then
 fi
 mapfile -t miss < <(missing "${REQUIRED[@]}")
 [ ${#miss[@]} -eq 0 ] || die "still missing after apt-get install: ${miss[*]}"
+mapfile -t miss_arch < <(missing_arches)
+[ ${#miss_arch[@]} -eq 0 ] || die "no package lists for ${miss_arch[*]} after apt-get update"
 note "all packages installed"

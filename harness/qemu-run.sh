@@ -22,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 usage() {
-	echo "usage: harness/qemu-run.sh ARCH DIR CMD   (ARCH: x86_64)" >&2
+	echo "usage: harness/qemu-run.sh ARCH DIR CMD   (ARCH: x86_64 or arm64)" >&2
 	exit 2
 }
 [ $# -eq 3 ] || usage
@@ -50,7 +50,8 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}
 if [ -z "${RUN_DIR:-}" ]; then
 	mkdir -p "$OUT/run"
 	# keep the 20 most recent run directories
-	ls -1dt "$OUT/run/$ARCH".???? 2>/dev/null | tail -n +20 | xargs -r rm -rf
+	# (none yet: ls fails, which pipefail must not turn into an exit)
+	{ ls -1dt "$OUT/run/$ARCH".???? 2>/dev/null || true; } | tail -n +20 | xargs -r rm -rf
 	RUN_DIR=$(mktemp -d "$OUT/run/$ARCH.XXXX")
 fi
 mkdir -p "$RUN_DIR"

@@ -4,7 +4,8 @@
 # `perf record -g` with the SFrame unwinder on and off, and show both
 # `perf report`s side by side plus how many samples have the full chain.
 #
-#   harness/demo/demo.sh [ARCH]      (kernel and initramfs must be built:
+#   harness/demo/demo.sh [ARCH]      ARCH: x86_64 (default) or arm64
+#                                    (kernel and initramfs must be built:
 #                                     `make demo` does all of it)
 # Environment: DEMO_SECONDS (default 2).
 set -euo pipefail
@@ -13,7 +14,8 @@ set -euo pipefail
 ARCH=${1:-x86_64}
 case "$ARCH" in
 x86_64) CC=${CC:-gcc} ;;
-*) echo "error: demo: unsupported ARCH '$ARCH' (supported: x86_64)" >&2; exit 2 ;;
+arm64) CC=${CC:-aarch64-linux-gnu-gcc} ;;
+*) echo "error: demo: unsupported ARCH '$ARCH' (supported: x86_64 arm64)" >&2; exit 2 ;;
 esac
 SECS=${DEMO_SECONDS:-2}
 CFLAGS_DEMO="-O2 -fomit-frame-pointer -Wa,--gsframe"
@@ -69,7 +71,10 @@ for m in "${modes[@]}"; do
 	[ "$m" = dwarf ] || kmodes+=("$m")
 done
 echo
-echo "perf record -g -e cpu-clock -F 1000 ./demo $SECS; perf report --stdio --no-children --sort symbol"
+rec="perf record -g -e cpu-clock"
+# (why not -g on arm64: harness/guest/perf-demo.sh)
+[ "$ARCH" = arm64 ] && rec="perf record -e cpu-clock/call-graph=fp/"
+echo "$rec -F 1000 ./demo $SECS; perf report --stdio --no-children --sort symbol"
 if [ ${#kmodes[@]} -eq 2 ]; then
 	printf '%-100s%s\n' "==== $(label "${kmodes[0]}")" "==== $(label "${kmodes[1]}")"
 	pr -m -t -w 200 <(body "${kmodes[0]}") <(body "${kmodes[1]}")

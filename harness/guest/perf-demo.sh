@@ -1,6 +1,6 @@
 #!/bin/sh
 # Guest side of the demo and of the perf check: profile PROGRAM with
-# `perf record -g -e cpu-clock` once per unwinder mode and leave the
+# `perf record -g -e cpu-clock` (arm64: see below) once per unwinder mode and leave the
 # results in OUTDIR (on the 9p share) for the host to show and count.
 #
 #   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS]
@@ -12,9 +12,24 @@
 # reference chain, independent of the kernel's unwinder).
 # Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
 # record-MODE.txt (perf record's messages).
+#
+# arm64: the kernel's chains are recorded with `-e cpu-clock/call-graph=fp/`
+# instead of -g. With -g, perf (6.1 and later) also records the user link
+# register and, when it reports, inserts the leaf function's caller (found
+# with the DWARF CFI of the leaf) after the leaf, because the kernel's
+# frame-record walk never reported it. A kernel that unwinds with SFrame
+# does report it, so with -g every such chain shows the caller twice
+# (c <- b <- b <- a <- main). The per-event call-graph term enables the
+# call chain without -g, so perf neither records the link register nor
+# adds anything: perf script shows exactly the kernel's chain.
 prog=$1 outdir=$2 modes=$3 secs=${4:-2}
 sysctl=/proc/sys/kernel/unwind_user_sframe
 mkdir -p "$outdir"
+if ! command -v perf >/dev/null 2>&1; then
+	echo "error: no perf in this guest:" \
+		"$(cat /etc/harness-no-perf 2>/dev/null || echo 'not on PATH')"
+	exit 3
+fi
 if [ ! -e $sysctl ]; then
 	new=
 	for m in $modes; do
@@ -36,11 +51,12 @@ for mode in $modes; do
 	on) echo 1 >$sysctl || rc=1 ;;
 	off) echo 0 >$sysctl || rc=1 ;;
 	esac
-	cg=-g
-	[ $mode = dwarf ] && cg="--call-graph dwarf"
+	ev="-g -e cpu-clock"
+	[ "$(uname -m)" = aarch64 ] && ev="-e cpu-clock/call-graph=fp/"
+	[ $mode = dwarf ] && ev="--call-graph dwarf -e cpu-clock"
 	data=/tmp/perf-$mode.data
-	echo "== perf record $cg -e cpu-clock -F 1000 ($mode): $prog $secs"
-	perf record $cg -e cpu-clock -F 1000 -o $data "$prog" "$secs" \
+	echo "== perf record $ev -F 1000 ($mode): $prog $secs"
+	perf record $ev -F 1000 -o $data "$prog" "$secs" \
 		>"$outdir/record-$mode.txt" 2>&1 || rc=1
 	cat "$outdir/record-$mode.txt"
 	perf report -i $data --stdio --no-children --sort symbol \

@@ -7,7 +7,8 @@
 # SHARE/selftests/list      test program names, one a line (may be absent)
 # SHARE/selftests/timeout   per-test limit in seconds (default 120)
 # SHARE/demo                the demo program, for the perf test
-# Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh).
+# Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh,
+# or SHARE/perf/absent: the reason why this guest has no perf).
 # A test that hangs is stopped by `timeout` (TERM, then KILL 5 s later);
 # one that crashes just leaves its exit status: the run goes on either way.
 # Processes a test leaves behind are killed with its process group.
@@ -38,8 +39,14 @@ if [ -f "$st/list" ]; then
 fi
 
 # The perf test: the demo with the SFrame unwinder on (if this kernel has
-# the switch), counted on the host.
-if [ -x "$share/demo" ]; then
+# the switch), counted on the host. A guest without perf (the initramfs
+# says why in /etc/harness-no-perf) leaves SHARE/perf/absent instead.
+if [ -x "$share/demo" ] && ! command -v perf >/dev/null 2>&1; then
+	mkdir -p "$share/perf"
+	cat /etc/harness-no-perf >"$share/perf/absent" 2>/dev/null ||
+		echo "perf is not on PATH" >"$share/perf/absent"
+	echo "== perf test: no perf in this guest"
+elif [ -x "$share/demo" ]; then
 	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 >/dev/null 2>&1
 	echo $? >"$share/perf/rc"
 	echo "== perf test: done"

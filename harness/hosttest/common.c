@@ -295,7 +295,8 @@ bool res_eq(const struct res *a, const struct res *b)
 	       a->f.fp_off == b->f.fp_off && a->f.use_fp == b->f.use_fp &&
 	       a->f.ra_saved == b->f.ra_saved &&
 	       a->f.fp_saved == b->f.fp_saved &&
-	       a->f.ra_signed == b->f.ra_signed;
+	       a->f.ra_signed == b->f.ra_signed &&
+	       a->f.outermost == b->f.outermost;
 }
 
 const char *res_str(const struct res *r)
@@ -311,7 +312,8 @@ const char *res_str(const struct res *r)
 			 r->rc == -EFAULT ? "EFAULT" : "?");
 		return b;
 	}
-	snprintf(b, 128, "CFA=%s%+d RA=%s%+d FP=%s%+d%s",
+	snprintf(b, 128, "%sCFA=%s%+d RA=%s%+d FP=%s%+d%s",
+		 r->f.outermost ? "OUTERMOST " : "",
 		 r->f.use_fp ? "fp" : "sp", r->f.cfa_off,
 		 r->f.ra_saved ? "c" : "u", r->f.ra_off,
 		 r->f.fp_saved ? "c" : "u", r->f.fp_off,
@@ -433,6 +435,10 @@ uint8_t *gen_write(const struct gen *g, const struct gen_layout *l,
 					       off_size(fr->info));
 		}
 	}
+	/*
+	 * num_fres: the FREs of all functions together, as binutils writes
+	 * it; the decoder rejects descriptors that claim more.
+	 */
 	put_u32(buf + 12, k);
 	*size = total;
 	return buf;
@@ -471,6 +477,11 @@ void gen_model(const struct gen *g, int version, uint64_t pc, struct res *r)
 		return;
 	}
 	n = (fr->info >> 1) & 0xf;
+	/* No offset: the outermost frame (SFrame v2 erratum), nothing else. */
+	if (!n) {
+		r->f.outermost = true;
+		return;
+	}
 	r->f.cfa_off = fr->off[0];
 	r->f.use_fp = !(fr->info & 1);
 	r->f.ra_signed = fr->info >> 7;
@@ -520,7 +531,7 @@ uint8_t *convert_v1(const uint8_t *v1, size_t v1_size, uint64_t vaddr,
 	}
 	total = hdr2 + fdes_len + l->gap + fre_len;
 	buf = calloc(1, total);
-	memcpy(buf, v1, HDR_SIZE);
+	memcpy(buf, v1, HDR_SIZE);	/* num_fres and fre_len unchanged */
 	buf[2] = l->version;
 	buf[3] = (v1[3] & ~F_PCREL) | (l->pcrel ? F_PCREL : 0);
 	buf[7] = l->auxhdr_len;

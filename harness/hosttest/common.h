@@ -103,7 +103,7 @@ void kt_find_res(struct ktable *kt, uint64_t pc, struct res *r);
 
 struct gen_fre {
 	uint32_t start;
-	uint8_t info;		/* fre_info byte, as written */
+	uint8_t info;		/* fre_info byte, as written (count 0: outermost) */
 	int32_t off[3];
 };
 
@@ -143,7 +143,8 @@ uint8_t *gen_write(const struct gen *g, const struct gen_layout *l,
 unsigned int gen_off_size_code(int32_t v);
 /*
  * The reference model: what a lookup of @pc must give, from the spec (v1
- * PCMASK: pc_off % 16; v2: pc_off % rep_size).
+ * PCMASK: pc_off % 16; v2: pc_off % rep_size; an FRE without offsets is
+ * the outermost frame: rc 0, outermost set, every other field 0).
  */
 void gen_model(const struct gen *g, int version, uint64_t pc, struct res *r);
 

@@ -28,7 +28,7 @@ static uint32_t rd32(const uint8_t *p)
 struct rawhdr {
 	unsigned int version, flags, fde_size;
 	int8_t fixed_fp, fixed_ra;
-	uint64_t hdr_size, num_fdes, fre_len, fdeoff, freoff;
+	uint64_t hdr_size, num_fdes, num_fres, fre_len, fdeoff, freoff;
 };
 
 static bool raw_header(const uint8_t *d, size_t size, struct rawhdr *h)
@@ -42,6 +42,7 @@ static bool raw_header(const uint8_t *d, size_t size, struct rawhdr *h)
 	h->fixed_ra = (int8_t)d[6];
 	h->hdr_size = 28 + d[7];
 	h->num_fdes = rd32(d + 8);
+	h->num_fres = rd32(d + 12);
 	h->fre_len = rd32(d + 16);
 	h->fdeoff = rd32(d + 20);
 	h->freoff = rd32(d + 24);
@@ -208,8 +209,15 @@ static int model_find(const uint8_t *d, size_t size, uint64_t sec,
 	}
 	if (!found)
 		return -ENOENT;
-	if (!cnt)
-		return -EINVAL;
+	/*
+	 * No offset at all: the outermost frame (SFrame v2 erratum). The
+	 * rest of the frame stays 0, whatever the other bits of the info
+	 * byte say.
+	 */
+	if (!cnt) {
+		f->outermost = true;
+		return 0;
+	}
 	f->cfa_off = off[0];
 	f->use_fp = !(finfo & 1);
 	f->ra_signed = finfo >> 7;
@@ -236,7 +244,7 @@ static bool frame_eq(const struct unwind_user_frame *a,
 	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
 	       a->fp_off == b->fp_off && a->use_fp == b->use_fp &&
 	       a->ra_saved == b->ra_saved && a->fp_saved == b->fp_saved &&
-	       a->ra_signed == b->ra_signed;
+	       a->ra_signed == b->ra_signed && a->outermost == b->outermost;
 }
 
 static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
@@ -251,12 +259,52 @@ static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 	fprintf(stderr, "\n");
 }
 
+/*
+ * The header's num_fres, from the raw bytes of a section init accepted: at
+ * most fre_len / 2 (init); at least the rows of all FDEs together if
+ * validate accepted; and it bounds the validation's work: the header, each
+ * FDE and at most num_fres rows, one read each.
+ */
+static void check_num_fres(const uint8_t *d, size_t size, int vrc,
+			   unsigned long reads)
+{
+	struct rawhdr h;
+	uint64_t i, sum = 0;
+
+	if (!raw_header(d, size, &h))
+		return;
+	if (h.num_fres > h.fre_len / 2)
+		fail("sframe_table_init() accepted num_fres %llu > fre_len %llu / 2",
+		     (unsigned long long)h.num_fres,
+		     (unsigned long long)h.fre_len);
+	if (reads > 1 + h.num_fdes + h.num_fres)
+		fail("sframe_table_validate() = %d after %lu reads, more than 1 + num_fdes %llu + num_fres %llu",
+		     vrc, reads, (unsigned long long)h.num_fdes,
+		     (unsigned long long)h.num_fres);
+	if (vrc)
+		return;
+	for (i = 0; i < h.num_fdes; i++) {
+		uint64_t at = raw_fde_at(&h, size, i);
+
+		if (!at) {
+			fail("sframe_table_validate() accepted FDE %llu outside the section",
+			     (unsigned long long)i);
+			return;
+		}
+		sum += rd32(d + at + 12);
+	}
+	if (sum > h.num_fres)
+		fail("sframe_table_validate() accepted FDEs with %llu rows, header num_fres %llu",
+		     (unsigned long long)sum, (unsigned long long)h.num_fres);
+}
+
 static int find(const struct sframe_table *t, const uint8_t *buf, size_t size,
 		unsigned long ip, struct unwind_user_frame *f)
 {
 	int ret;
 
-	memset(f, 0, sizeof(*f));
+	/* A pattern, so a field a successful lookup leaves alone shows. */
+	memset(f, 0x5a, sizeof(*f));
 	hostshim_allow(buf, buf + size);
 	hostshim_set_atomic(true);
 	ret = sframe_find(t, ip, f);
@@ -276,6 +324,7 @@ int exercise(const uint8_t *data, size_t size)
 	unsigned long sec, tlo, thi;
 	size_t hdr_len = size < sizeof(hdr) ? size : sizeof(hdr), npcs, i;
 	int rc, vrc, vrc2;
+	unsigned long reads;
 	uint8_t abi = size > 4 ? data[4] : 3;
 
 	exercise_stats.inputs++;
@@ -300,11 +349,14 @@ int exercise(const uint8_t *data, size_t size)
 	exercise_stats.init_ok++;
 
 	hostshim_allow(buf, buf + size);
+	reads = hostshim_stats.reads;
 	vrc = sframe_table_validate(&tbl);
+	reads = hostshim_stats.reads - reads;
 	if (vrc && vrc != -EINVAL)
 		fail("sframe_table_validate() = %d", vrc);
 	if (!vrc)
 		exercise_stats.validate_ok++;
+	check_num_fres(buf, size, vrc, reads);
 
 	npcs = derive_pcs(buf, size, sec, pcs,
 			  exercise_max_pcs < MAX_PCS ? exercise_max_pcs : MAX_PCS);
@@ -336,12 +388,13 @@ int exercise(const uint8_t *data, size_t size)
 			     (long)(pcs[i] - sec), rcs[i], mrc);
 		if (!mrc && !rcs[i] && !frame_eq(&fm, &frames[i]))
 			fprintf(stderr,
-				"exercise:   cfa %d/%d ra %d/%d fp %d/%d use_fp %d/%d saved %d%d/%d%d signed %d/%d\n",
+				"exercise:   cfa %d/%d ra %d/%d fp %d/%d use_fp %d/%d saved %d%d/%d%d signed %d/%d outermost %d/%d\n",
 				frames[i].cfa_off, fm.cfa_off, frames[i].ra_off,
 				fm.ra_off, frames[i].fp_off, fm.fp_off,
 				frames[i].use_fp, fm.use_fp, frames[i].ra_saved,
 				frames[i].fp_saved, fm.ra_saved, fm.fp_saved,
-				frames[i].ra_signed, fm.ra_signed);
+				frames[i].ra_signed, fm.ra_signed,
+				frames[i].outermost, fm.outermost);
 	}
 
 	/* Fault from some input-derived offset to the end. */

@@ -37,6 +37,10 @@ extern unsigned int exercise_max_pcs;
  *  - sframe_table_init(), sframe_table_validate() and sframe_find() return
  *    only the documented error codes (no -EFAULT without injected faults);
  *  - sframe_find() is deterministic;
+ *  - the header's num_fres, read from the bytes: at most fre_len / 2 if
+ *    sframe_table_init() accepted, at least the sum of the FDEs' fres_num
+ *    if sframe_table_validate() accepted, and the validation made at most
+ *    1 + num_fdes + num_fres reads (header, FDEs, rows);
  *  - on a section sframe_table_validate() accepted, sframe_find() returns
  *    only 0 or -ENOENT and agrees with an independent reference model;
  *  - with a fault injected from some offset to the end of the section,

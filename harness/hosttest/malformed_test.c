@@ -15,6 +15,10 @@
  *    entries (FREs) are rejected where the format says they must be
  *    (huge counts, offsets past the end, unsorted FDEs, FREs out of order,
  *    unknown encodings, ...), and lookups on them fail cleanly;
+ *  - an FRE without offsets is valid and gives the outermost frame;
+ *  - the header's num_fres is checked: at most fre_len / 2 (init), and
+ *    at least the rows all FDEs claim, summed in order (validate), which
+ *    bounds the validation's work by the section size;
  *  - random mutations keep every invariant of exercise.c;
  * and throughout, that the decoder never reads outside the section (the
  * shim records it) and never hangs (a watchdog).
@@ -162,7 +166,7 @@ out:
 struct layout {
 	unsigned int version, fde_size;
 	size_t hdr_size, fdes, fres;	/* offsets in the section */
-	uint32_t num_fdes, fre_len;
+	uint32_t num_fdes, num_fres, fre_len;
 };
 
 static void parse(const struct section *s, struct layout *l)
@@ -173,6 +177,7 @@ static void parse(const struct section *s, struct layout *l)
 	l->fde_size = l->version == 1 ? FDE_V1_SIZE : FDE_V2_SIZE;
 	l->hdr_size = HDR_SIZE + d[7];
 	l->num_fdes = get_u32(d + 8);
+	l->num_fres = get_u32(d + 12);
 	l->fre_len = get_u32(d + 16);
 	l->fdes = l->hdr_size + get_u32(d + 20);
 	l->fres = l->hdr_size + get_u32(d + 24);
@@ -387,8 +392,18 @@ static void test_header(void)
 				{ "num_fdes 0x0fffffff", 8, 4, 0x0fffffff, 0, EXP_INIT },
 				{ "num_fdes 0x7fffffff", 8, 4, 0x7fffffff, 0, EXP_INIT },
 				{ "num_fdes 0xffffffff", 8, 4, 0xffffffff, 0, EXP_INIT },
-				{ "num_fres 0 (unused)", 12, 4, 0, 0, EXP_VALID },
-				{ "num_fres 0xffffffff (unused)", 12, 4, 0xffffffff, 0, EXP_VALID },
+				/*
+				 * num_fres bounds the rows of all FDEs together
+				 * (validate) and needs 2 bytes of FRE data per
+				 * row (init).
+				 */
+				{ "num_fres 0", 12, 4, 0, 0, l.num_fres ? EXP_REJECT : EXP_VALID },
+				{ "num_fres - 1", 12, 4, (uint32_t)-1, 1, l.num_fres ? EXP_REJECT : EXP_INIT },
+				{ "num_fres + 1", 12, 4, 1, 1, l.num_fres < l.fre_len / 2 ? EXP_VALID : EXP_INIT },
+				{ "num_fres = fre_len / 2", 12, 4, l.fre_len / 2, 0, l.num_fres <= l.fre_len / 2 ? EXP_VALID : EXP_REJECT },
+				{ "num_fres = fre_len / 2 + 1", 12, 4, l.fre_len / 2 + 1, 0, EXP_INIT },
+				{ "num_fres 0x7fffffff", 12, 4, 0x7fffffff, 0, EXP_INIT },
+				{ "num_fres 0xffffffff", 12, 4, 0xffffffff, 0, EXP_INIT },
 				{ "fre_len + 1", 16, 4, 1, 1, EXP_INIT },
 				{ "fre_len - 1", 16, 4, (uint32_t)-1, 1, EXP_REJECT },
 				{ "fre_len 0", 16, 4, 0, 0, l.num_fdes ? EXP_REJECT : EXP_VALID },
@@ -587,9 +602,102 @@ static void test_fdes(void)
 	group_end(&g);
 }
 
+/* Target address of the function of the FDE at @fde. */
+static uint64_t fde_func(const struct section *s, size_t fde)
+{
+	uint64_t base = s->vaddr + (s->data[3] & F_PCREL ? fde : 0);
+
+	return base + (int64_t)(int32_t)get_u32(s->data + fde);
+}
+
+static uint32_t fre_start(const uint8_t *d, size_t fre, unsigned int as)
+{
+	uint32_t v = 0;
+	unsigned int b;
+
+	for (b = 0; b < as; b++)
+		v |= (uint32_t)d[fre + b] << (8 * b);
+	return v;
+}
+
+/*
+ * Into @d (a copy of @s, FDE table before the FREs): FRE @f1 of the FDE at
+ * @fde made an outermost row the way an assembler would write it, offset
+ * count 0 and no offset bytes; fre_len and the later FDEs' fres_off follow.
+ * Returns the new section size.
+ */
+static size_t outermost_fre(const struct section *s, const struct layout *l,
+			    size_t fde, uint8_t *d, size_t f1)
+{
+	unsigned int as = fre_addr_size(s->data[fde + 16]);
+	uint8_t info = s->data[f1 + as];
+	size_t cut = f1 + as + 1;
+	size_t gone = ((info >> 1) & 0xf) * (1u << ((info >> 5) & 3));
+	uint32_t i;
+
+	if (l->fdes >= l->fres)
+		return s->size;
+	memcpy(d, s->data, cut);
+	memcpy(d + cut, s->data + cut + gone, s->size - cut - gone);
+	d[f1 + as] = info & ~0x1e;
+	put_u32(d + 16, l->fre_len - gone);
+	for (i = 0; i < l->num_fdes; i++) {
+		size_t at = fde_at(l, i);
+
+		if (l->fres + get_u32(d + at + 8) > f1)
+			put_u32(d + at + 8, get_u32(d + at + 8) - gone);
+	}
+	return s->size - gone;
+}
+
+/*
+ * On the section outermost_fre() made: FRE 1's rows are the outermost
+ * frame, FRE 0's and FRE 2's are what they were.
+ */
+static void check_outermost_fre(struct group *g, const struct section *s,
+				const struct layout *l, size_t fde,
+				const uint8_t *d, size_t size, const char *what)
+{
+	unsigned int as = fre_addr_size(s->data[fde + 16]), j;
+	uint64_t func = fde_func(s, fde);
+	struct ktable ko, kn;
+	char det[200];
+	int ro, rn;
+
+	hostshim_reset_stats();
+	ro = kt_init_section(&ko, s);
+	ro = ro ? ro : kt_validate(&ko);
+	rn = kt_init(&kn, d, size, s->vaddr, s->text_lo, s->text_hi, s->abi);
+	rn = rn ? rn : kt_validate(&kn);
+	if (ro || rn) {
+		snprintf(det, sizeof(det),
+			 "original: init/validate %d, rewritten: %d", ro, rn);
+		group_fail(g, s->name, what, det);
+	}
+	for (j = 0; !ro && !rn && j < 3; j++) {
+		uint64_t pc = func + fre_start(s->data,
+					       fre_at(s->data, l, fde, j), as);
+		struct res o, n, want = { .rc = 0, .f.outermost = true };
+
+		g->lookups += 2;
+		kt_find_res(&ko, pc, &o);
+		kt_find_res(&kn, pc, &n);
+		if (!res_eq(&n, j == 1 ? &want : &o)) {
+			snprintf(det, sizeof(det),
+				 "lookup of FRE %u at %#llx: %s, expected %s",
+				 j, (unsigned long long)pc, res_str(&n),
+				 res_str(j == 1 ? &want : &o));
+			group_fail(g, s->name, what, det);
+		}
+	}
+	g->violations += hostshim_stats.violations;
+	kt_free(&ko);
+	kt_free(&kn);
+}
+
 static void test_fres(void)
 {
-	struct group g = { .title = "corrupted FREs (out of order, past the function, bad encodings): rejected" };
+	struct group g = { .title = "corrupted FREs (out of order, past the function, bad encodings): rejected; an outermost FRE (no offsets) accepted" };
 	unsigned int si, ci;
 
 	for (si = 0; si < nsecs; si++) {
@@ -624,16 +732,21 @@ static void test_fres(void)
 					{ "last FRE start = function size", 2,
 					  fsize < (1ull << (8 * as)) ? EXP_REJECT : EXP_ANY },
 					{ "last FRE start = max", 3, EXP_REJECT },
-					{ "FRE 1 offset count 0", 4, EXP_REJECT },
+					/* Its offsets now parse as the next FREs. */
+					{ "FRE 1 offset count 0 (misparse)", 4, EXP_ANY },
 					{ "FRE 1 offset count 4", 5, EXP_REJECT },
 					{ "FRE 1 offset count 15", 6, EXP_REJECT },
 					{ "FRE 1 offset size code 3", 7, EXP_REJECT },
 					{ "FRE 1 offset count 3 (misparse)", 8, EXP_ANY },
 					{ "FRE 1 mangled-RA bit", 9, EXP_VALID },
+					{ "FRE 1 outermost (offset count 0, offsets removed)", 10,
+					  l.fdes < l.fres ? EXP_VALID : EXP_ANY },
+					{ "FRE 1 offset count 0, offset size code 3", 11, EXP_REJECT },
 				};
 
 				for (ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
 					uint8_t *d = malloc(s->size), tmp[4];
+					size_t size = s->size;
 					char what[96];
 					unsigned int b;
 
@@ -672,12 +785,21 @@ static void test_fres(void)
 					case 9:
 						d[f1 + as] = info1 ^ 0x80;
 						break;
+					case 10:
+						size = outermost_fre(s, &l, at, d, f1);
+						break;
+					case 11:
+						d[f1 + as] = (info1 & ~0x1e) | 0x60;
+						break;
 					}
 					snprintf(what, sizeof(what), "FDE %u: %s",
 						 i, cases[ci].what);
 					run_case(&g, s, sec_pcs[si],
-						 sec_npcs[si], d, s->size,
+						 sec_npcs[si], d, size,
 						 cases[ci].exp, what);
+					if (cases[ci].kind == 10 && l.fdes < l.fres)
+						check_outermost_fre(&g, s, &l, at, d,
+								    size, what);
 					free(d);
 				}
 			}
@@ -814,23 +936,19 @@ static uint8_t *many_fres(uint32_t n, uint64_t vaddr, uint64_t func,
 }
 
 /*
- * The work sframe_table_validate() does must be bounded by the size of the
- * section: each FRE takes at least 3 bytes (start, info, one offset), so a
- * well-formed section needs at most 1 + num_fdes + fre_len / 3 reads. FDEs
- * that all point at the same FREs must not multiply that: here 2000 FDEs
- * share one function's 8192 FREs (73 KB of section).
+ * @nfdes v2 FDEs that all describe the same function at @func with the same
+ * @nrows FREs (2-byte starts 0, 2, 4, ...; one 1-byte CFA offset each),
+ * and @pad bytes after the FREs inside the FRE sub-section. Header
+ * num_fres: @num_fres.
  */
-static void test_validate_work(void)
+static uint8_t *shared_fres(uint32_t nfdes, uint32_t nrows, uint32_t pad,
+			    uint32_t num_fres, uint64_t vaddr, uint64_t func,
+			    size_t *size)
 {
-	const uint32_t nfdes = 2000, nfres = 8192;
-	uint64_t vaddr = 0x800000, func = 0x400000;
-	size_t fre_len = (size_t)nfres * 4;
-	size_t size = HDR_SIZE + (size_t)nfdes * FDE_V2_SIZE + fre_len;
-	uint8_t *b = calloc(1, size), *p;
-	unsigned long bound = 1 + nfdes + fre_len / 3 + 16;
-	struct ktable kt;
+	size_t fre_len = (size_t)nrows * 4 + pad;
+	size_t total = HDR_SIZE + (size_t)nfdes * FDE_V2_SIZE + fre_len;
+	uint8_t *b = calloc(1, total), *p;
 	uint32_t i;
-	int ri, rv;
 
 	put_u16(b, 0xdee2);
 	b[2] = 2;
@@ -838,35 +956,432 @@ static void test_validate_work(void)
 	b[4] = 3;
 	b[6] = (uint8_t)-8;
 	put_u32(b + 8, nfdes);
-	put_u32(b + 12, nfres);
+	put_u32(b + 12, num_fres);
 	put_u32(b + 16, fre_len);
 	put_u32(b + 20, 0);
 	put_u32(b + 24, nfdes * FDE_V2_SIZE);
 	for (i = 0; i < nfdes; i++) {
 		p = b + HDR_SIZE + i * FDE_V2_SIZE;
 		put_u32(p, (uint32_t)(func - vaddr));	/* same function */
-		put_u32(p + 4, 2 * nfres);
+		put_u32(p + 4, 2 * nrows);
 		put_u32(p + 8, 0);			/* same FREs */
-		put_u32(p + 12, nfres);
+		put_u32(p + 12, nrows);
 		p[16] = 1;
 	}
 	p = b + HDR_SIZE + nfdes * FDE_V2_SIZE;
-	for (i = 0; i < nfres; i++, p += 4) {
+	for (i = 0; i < nrows; i++, p += 4) {
 		put_u16(p, 2 * i);
 		p[2] = 1 | 1 << 1;
 		p[3] = 8;
 	}
-	ri = kt_init(&kt, b, size, vaddr, func, func + 2 * nfres, 3);
+	*size = total;
+	return b;
+}
+
+/*
+ * The work sframe_table_validate() does must be bounded by the size of the
+ * section: it reads the header, each FDE once and each row the FDEs claim
+ * once, and the rows claimed may not exceed the header's num_fres, itself
+ * at most fre_len / 2 (an FRE without offsets takes 2 bytes). So at most
+ * 1 + num_fdes + fre_len / 2 reads. FDEs that share rows are allowed but
+ * pay for each use with the header's count, so with fre_len:
+ *  - 2000 FDEs sharing one function's 8192 FREs (73 KB of section), the
+ *    header counting the 8192 rows there are: rejected at the second FDE;
+ *  - the same with the header claiming every use (2000 * 8192): rejected
+ *    by init, the FRE data cannot hold that many rows;
+ *  - 2000 FDEs sharing 8 FREs, the FRE sub-section padded to hold the
+ *    16000 rows the header claims: valid, within the bound.
+ */
+static void test_validate_work(void)
+{
+	static const struct {
+		uint32_t nfdes, nrows, pad, num_fres;
+		int init, validate;
+	} c[] = {
+		{ 2000, 8192, 0, 8192, 0, -EINVAL },
+		{ 2000, 8192, 0, 2000 * 8192, -EINVAL, 0 },
+		{ 2000, 8, 2 * 16000 - 8 * 4, 16000, 0, 0 },
+	};
+	uint64_t vaddr = 0x800000, func = 0x400000;
+	unsigned long worst = 0;
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t size, fre_len = (size_t)c[i].nrows * 4 + c[i].pad;
+		uint8_t *b = shared_fres(c[i].nfdes, c[i].nrows, c[i].pad,
+					 c[i].num_fres, vaddr, func, &size);
+		unsigned long bound = 1 + c[i].nfdes + fre_len / 2 + 16;
+		struct ktable kt;
+		int ri, rv = 0;
+
+		ri = kt_init(&kt, b, size, vaddr, func, func + 2 * c[i].nrows,
+			     3);
+		hostshim_reset_stats();
+		if (!ri)
+			rv = kt_validate(&kt);
+		diag("validation work: %zu-byte section, %u FDEs sharing %u FREs, header num_fres %u: init %d, validate %d after %lu reads (bound %lu)",
+		     size, c[i].nfdes, c[i].nrows, c[i].num_fres, ri, rv,
+		     hostshim_stats.reads, bound);
+		if (ri != c[i].init || rv != c[i].validate ||
+		    hostshim_stats.reads > bound || hostshim_stats.violations) {
+			ok = false;
+			diag("  FAIL: expected init %d, validate %d, at most %lu reads",
+			     c[i].init, c[i].validate, bound);
+		}
+		if (hostshim_stats.reads > worst)
+			worst = hostshim_stats.reads;
+		kt_free(&kt);
+		free(b);
+	}
+	tap_result(ok, "validation work bounded by the section size: FDEs sharing rows pay with num_fres, itself bounded by fre_len (at most %lu reads)",
+		   worst);
+}
+
+/*
+ * An FRE without offsets (offset count 0, SFrame v2 erratum) marks the
+ * outermost frame: validation accepts it (its size is address size + 1),
+ * a lookup in its rows returns 0 with only @outermost set -- not the
+ * header's fixed RA/FP offsets, not the info byte's base register or
+ * mangled-RA bit. Offset size code 3 stays invalid, even without offsets.
+ */
+static void test_outermost(void)
+{
+	static const struct gen_layout layouts[] = {
+		{ .version = 1 },
+		{ .version = 2 },
+		{ .version = 2, .pcrel = true, .auxhdr_len = 3,
+		  .fres_first = true, .gap = 1 },
+	};
+	/* info: count << 1 | size code << 5 | base reg SP (1) | mangled RA */
+	const uint8_t out_noisy = 0 << 1 | 2 << 5 | 1 | 0x80;
+	const uint64_t vaddr = 0x10000, a = 0x400000, m = 0x400100;
+	struct gen g = { .abi = 3, .fixed_ra = -8, .fixed_fp = 0, .num_fdes = 2 };
+	struct gen_fde *fd = calloc(2, sizeof(*fd));
+	struct res want_out = { .rc = 0, .f.outermost = true };
+	unsigned long checked = 0, outer = 0;
+	unsigned int li, k;
+	bool ok = true;
+	char det[200];
+
+	g.fdes = fd;
+	/* A: ADDR1 PCINC, 0x40 bytes: outermost, sp+16, outermost, fp+16. */
+	fd[0].start = a;
+	fd[0].size = 0x40;
+	fd[0].info = 0;
+	fd[0].num_fres = 4;
+	fd[0].fres[0] = (struct gen_fre){ 0x00, 0 << 1, { 0 } };
+	fd[0].fres[1] = (struct gen_fre){ 0x04, 1 | 1 << 1, { 16 } };
+	fd[0].fres[2] = (struct gen_fre){ 0x10, out_noisy, { 0 } };
+	fd[0].fres[3] = (struct gen_fre){ 0x20, 0 | 2 << 1, { 16, -16 } };
+	/* M: ADDR2 PCMASK, blocks of 16 bytes: sp+8, outermost from 8 on. */
+	fd[1].start = m;
+	fd[1].size = 0x40;
+	fd[1].info = 1 | 0x10;
+	fd[1].rep_size = 16;
+	fd[1].num_fres = 2;
+	fd[1].fres[0] = (struct gen_fre){ 0, 1 | 1 << 1, { 8 } };
+	fd[1].fres[1] = (struct gen_fre){ 8, 0 << 1 | 1 << 5, { 0 } };
+
 	hostshim_reset_stats();
-	rv = ri ? ri : kt_validate(&kt);
-	diag("validation work: %zu-byte section, %u FDEs sharing %u FREs: init %d, validate %d after %lu reads (bound %lu)",
-	     size, nfdes, nfres, ri, rv, hostshim_stats.reads, bound);
-	tap_result(!ri && hostshim_stats.reads <= bound &&
-		   !hostshim_stats.violations,
-		   "validation work bounded by the section size (%lu reads for %zu bytes; at most %lu)",
-		   hostshim_stats.reads, size, bound);
-	kt_free(&kt);
+	for (li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++) {
+		struct ktable kt;
+		size_t size;
+		uint8_t *b = gen_write(&g, &layouts[li], vaddr, &size);
+		int ri, rv;
+		uint64_t pc;
+
+		ri = kt_init(&kt, b, size, vaddr, a, m + 0x40, g.abi);
+		rv = ri ? ri : kt_validate(&kt);
+		if (ri || rv) {
+			ok = false;
+			diag("  FAIL layout %u: init %d, validate %d", li, ri, rv);
+		}
+		for (pc = a - 1; !rv && pc <= m + 0x40; pc++) {
+			struct res got, exp = { .rc = -ENOENT };
+			uint64_t o = pc - a, mo = (pc - m) % 16;
+
+			if (pc >= a && pc < a + 0x40) {
+				exp.rc = 0;
+				if (o < 0x04 || (o >= 0x10 && o < 0x20)) {
+					exp = want_out;
+				} else if (o < 0x10) {
+					exp.f = (struct unwind_user_frame){
+						.cfa_off = 16, .ra_off = -8,
+						.ra_saved = true };
+				} else {
+					exp.f = (struct unwind_user_frame){
+						.cfa_off = 16, .ra_off = -8,
+						.fp_off = -16, .use_fp = true,
+						.ra_saved = true,
+						.fp_saved = true };
+				}
+			} else if (pc >= m && pc < m + 0x40) {
+				if (mo >= 8)
+					exp = want_out;
+				else
+					exp.f = (struct unwind_user_frame){
+						.cfa_off = 8, .ra_off = -8,
+						.ra_saved = true };
+				exp.rc = 0;
+			}
+			/* The independent model says the same. */
+			{
+				struct res mod;
+
+				gen_model(&g, layouts[li].version, pc, &mod);
+				if (!res_eq(&mod, &exp)) {
+					ok = false;
+					diag("  FAIL model at %#llx: %s, expected %s",
+					     (unsigned long long)pc,
+					     res_str(&mod), res_str(&exp));
+				}
+			}
+			kt_find_res(&kt, pc, &got);
+			checked++;
+			outer += !got.rc && got.f.outermost;
+			if (!res_eq(&got, &exp)) {
+				ok = false;
+				diag("  FAIL layout %u: lookup at %#llx: %s, expected %s",
+				     li, (unsigned long long)pc, res_str(&got),
+				     res_str(&exp));
+				break;
+			}
+		}
+		kt_free(&kt);
+		free(b);
+	}
+
+	/*
+	 * Offset size code 3 without offsets, and more than 3 offsets, stay
+	 * invalid: validate and a lookup reaching the row reject them.
+	 */
+	for (k = 0; k < 3; k++) {
+		static const uint8_t bad[] = { 0 << 1 | 3 << 5, 4 << 1,
+					       15 << 1 | 3 << 5 };
+		struct gen_layout l2 = { .version = 2 };
+		struct ktable kt;
+		struct res got;
+		size_t size;
+		uint8_t *b, save = fd[0].fres[2].info;
+		int ri, rv;
+
+		fd[0].fres[2].info = bad[k];
+		b = gen_write(&g, &l2, vaddr, &size);
+		fd[0].fres[2].info = save;
+		ri = kt_init(&kt, b, size, vaddr, a, m + 0x40, g.abi);
+		rv = ri ? ri : kt_validate(&kt);
+		kt_find_res(&kt, a + 0x10, &got);
+		if (ri || rv != -EINVAL || got.rc != -EINVAL) {
+			ok = false;
+			snprintf(det, sizeof(det),
+				 "FRE info %#x: init %d, validate %d (expected -EINVAL), lookup %s (expected -EINVAL)",
+				 bad[k], ri, rv, res_str(&got));
+			diag("  FAIL %s", det);
+		}
+		kt_free(&kt);
+		free(b);
+	}
+	diag("outermost FREs: %lu lookups on v1, v2, v2 PCREL (other layout), %lu of them outermost",
+	     checked, outer);
+	tap_result(ok && outer && !hostshim_stats.violations,
+		   "an FRE without offsets is the outermost frame (valid; lookup: only outermost set); offset size 3 or count > 3 still rejected");
+	free(fd);
+}
+
+/*
+ * Three functions with 2, 3 and 4 FREs (9 in all): text at 0x400000, each
+ * function 0x100 bytes, 1-byte starts 0, 0x10, 0x20, ...
+ */
+static uint8_t *nine_rows(uint64_t vaddr, uint32_t num_fres, size_t *size,
+			  size_t *fres, size_t *fre2)
+{
+	struct gen g = { .abi = 3, .fixed_ra = -8, .num_fdes = 3 };
+	struct gen_layout l = { .version = 2 };
+	uint8_t *b;
+	uint32_t i, j;
+
+	g.fdes = calloc(3, sizeof(*g.fdes));
+	for (i = 0; i < 3; i++) {
+		struct gen_fde *fd = &g.fdes[i];
+
+		fd->start = 0x400000 + 0x100 * i;
+		fd->size = 0x100;
+		fd->num_fres = 2 + i;
+		for (j = 0; j < fd->num_fres; j++)
+			fd->fres[j] = (struct gen_fre){ 0x10 * j, 1 | 1 << 1,
+							{ 8 + 8 * j } };
+	}
+	b = gen_write(&g, &l, vaddr, size);
+	put_u32(b + 12, num_fres);
+	/* FREs: 3 bytes each; FDE 2's start after FDE 0's 2 and FDE 1's 3. */
+	*fres = HDR_SIZE + get_u32(b + 24);
+	*fre2 = *fres + get_u32(b + HDR_SIZE + 2 * FDE_V2_SIZE + 8);
+	free(g.fdes);
+	return b;
+}
+
+/*
+ * sframe_table_init() rejects a header whose num_fres cannot fit in
+ * fre_len (2 bytes at least per FRE): the exact boundary.
+ */
+static void test_num_fres_init(void)
+{
+	const uint64_t vaddr = 0x10000, lo = 0x400000, hi = 0x400300;
+	size_t size, fres, fre2;
+	uint8_t *b = nine_rows(vaddr, 9, &size, &fres, &fre2);
+	uint32_t fre_len = get_u32(b + 16);
+	const struct {
+		const char *what;
+		uint32_t num_fres;
+		int init, validate;
+	} c[] = {
+		{ "num_fres = rows (9)", 9, 0, 0 },
+		{ "num_fres = fre_len / 2", fre_len / 2, 0, 0 },
+		{ "num_fres = fre_len / 2 + 1", fre_len / 2 + 1, -EINVAL, 0 },
+		{ "num_fres = fre_len", fre_len, -EINVAL, 0 },
+		{ "num_fres 0x80000000", 0x80000000, -EINVAL, 0 },
+		{ "num_fres 0xffffffff", 0xffffffff, -EINVAL, 0 },
+	};
+	unsigned int i;
+	bool ok = true;
+
+	hostshim_reset_stats();
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct ktable kt;
+		int ri, rv = 0;
+
+		put_u32(b + 12, c[i].num_fres);
+		ri = kt_init(&kt, b, size, vaddr, lo, hi, 3);
+		if (!ri)
+			rv = kt_validate(&kt);
+		if (ri != c[i].init || rv != c[i].validate) {
+			ok = false;
+			diag("  FAIL %s (fre_len %u): init %d, validate %d; expected %d, %d",
+			     c[i].what, fre_len, ri, rv, c[i].init,
+			     c[i].validate);
+		}
+		kt_free(&kt);
+	}
+
+	/* Header rows only: 5 outermost FREs of 2 bytes, fre_len 10. */
+	{
+		struct gen g = { .abi = 3, .num_fdes = 1 };
+		struct gen_layout l = { .version = 2 };
+		struct gen_fde *fd = calloc(1, sizeof(*fd));
+		struct ktable kt;
+		uint8_t *t;
+		size_t ts;
+		int ri, rv = 0;
+		uint32_t j;
+
+		fd->start = lo;
+		fd->size = 0x50;
+		fd->num_fres = 5;
+		for (j = 0; j < 5; j++)
+			fd->fres[j] = (struct gen_fre){ 0x10 * j, 0, { 0 } };
+		g.fdes = fd;
+		t = gen_write(&g, &l, vaddr, &ts);
+		for (j = 5; j <= 6; j++) {
+			put_u32(t + 12, j);
+			ri = kt_init(&kt, t, ts, vaddr, lo, hi, 3);
+			if (!ri)
+				rv = kt_validate(&kt);
+			if (get_u32(t + 16) != 10 || (j == 5 && (ri || rv)) ||
+			    (j == 6 && ri != -EINVAL)) {
+				ok = false;
+				diag("  FAIL 5 two-byte FREs, fre_len %u, num_fres %u: init %d, validate %d",
+				     get_u32(t + 16), j, ri, rv);
+			}
+			kt_free(&kt);
+		}
+		free(t);
+		free(fd);
+	}
+	tap_result(ok && !hostshim_stats.violations,
+		   "init: num_fres > fre_len / 2 rejected (boundary exact; 2-byte outermost FREs at the bound valid)");
 	free(b);
+}
+
+/*
+ * sframe_table_validate() adds up fres_num over the FDEs in order and
+ * rejects the section as soon as the sum exceeds the header's num_fres,
+ * before it reads that FDE's rows (so an unreadable row does not turn the
+ * rejection into -EFAULT). A num_fres changed after init is noticed too.
+ */
+static void test_num_fres_sum(void)
+{
+	const uint64_t vaddr = 0x10000, lo = 0x400000, hi = 0x400300;
+	const struct {
+		const char *what;
+		uint32_t num_fres;
+		int fault;	/* 1: FDE 2's rows, 2: all rows unreadable */
+		int validate;
+	} c[] = {
+		{ "rows = num_fres", 9, 0, 0 },
+		{ "rows < num_fres", 10, 0, 0 },
+		{ "the last FDE's rows exceed num_fres by 1", 8, 0, -EINVAL },
+		{ "the first FDE's rows exceed num_fres", 1, 0, -EINVAL },
+		{ "num_fres 0", 0, 0, -EINVAL },
+		{ "exceeded at the last FDE, its rows unreadable", 8, 1, -EINVAL },
+		{ "exceeded at the first FDE, no row readable", 1, 2, -EINVAL },
+		{ "not exceeded, the last FDE's rows unreadable", 9, 1, -EFAULT },
+	};
+	unsigned int i;
+	bool ok = true;
+
+	hostshim_reset_stats();
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t size, fres, fre2;
+		uint8_t *b = nine_rows(vaddr, c[i].num_fres, &size, &fres,
+				       &fre2);
+		struct ktable kt;
+		unsigned long faults;
+		int ri, rv = 0;
+
+		ri = kt_init(&kt, b, size, vaddr, lo, hi, 3);
+		if (c[i].fault)
+			hostshim_fault_range(kt.buf + (c[i].fault == 1 ? fre2 : fres),
+					     kt.buf + size);
+		faults = hostshim_stats.faults;
+		if (!ri)
+			rv = kt_validate(&kt);
+		hostshim_fault_none();
+		faults = hostshim_stats.faults - faults;
+		if (ri || rv != c[i].validate ||
+		    (rv == -EINVAL && c[i].fault && faults)) {
+			ok = false;
+			diag("  FAIL %s (num_fres %u): init %d, validate %d after %lu faulting reads; expected validate %d%s",
+			     c[i].what, c[i].num_fres, ri, rv, faults,
+			     c[i].validate,
+			     rv == -EINVAL && faults ?
+			     " before reading the rows" : "");
+		}
+		kt_free(&kt);
+		free(b);
+	}
+
+	/* num_fres changed after init, to a value init would accept. */
+	{
+		size_t size, fres, fre2;
+		uint8_t *b = nine_rows(vaddr, 9, &size, &fres, &fre2);
+		struct ktable kt;
+		int ri, rv = 0;
+
+		ri = kt_init(&kt, b, size, vaddr, lo, hi, 3);
+		put_u32(kt.buf + 12, 10);
+		if (!ri)
+			rv = kt_validate(&kt);
+		if (ri || rv != -EINVAL) {
+			ok = false;
+			diag("  FAIL num_fres 9 -> 10 after init: init %d, validate %d; expected -EINVAL",
+			     ri, rv);
+		}
+		kt_free(&kt);
+		free(b);
+	}
+	tap_result(ok && !hostshim_stats.violations,
+		   "validate: FDEs claiming more rows than num_fres rejected, before their rows are read; num_fres changed after init rejected");
 }
 
 /* The validation's cap on FREs per function (8192) bounds every lookup. */
@@ -918,7 +1433,7 @@ static void test_fre_limit(void)
 static void test_changed_after_check(uint64_t seed)
 {
 	struct group g = { .title = "section changed after init / after validation: detected or safe" };
-	static const unsigned int hdr_fields[] = { 2, 3, 5, 6, 7, 8, 16, 20, 24 };
+	static const unsigned int hdr_fields[] = { 2, 3, 5, 6, 7, 8, 12, 16, 20, 24 };
 	unsigned int si, k, it;
 	struct rng r;
 
@@ -1126,6 +1641,9 @@ int main(int argc, char **argv)
 	test_fdes();
 	test_fres();
 	test_fre_limit();
+	test_outermost();
+	test_num_fres_init();
+	test_num_fres_sum();
 	test_validate_work();
 	test_changed_after_check(seed);
 	test_mutations(seed, mutations);

@@ -39,6 +39,16 @@ fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size 
 offset-sign-lost~\t\treturn (s8)*p;~\t\treturn *p;
 ra-offset-index~\t\tframe->ra_off = sframe_offset(buf + i * size, size);~\t\tframe->ra_off = sframe_offset(buf, size);
 fres-num-cap-dropped~\tif (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!fde->fres_num)
+num-fres-sum-unchecked~\t\tif (fres > tbl->num_fres)~\t\tif (fres > tbl->num_fres && 0)
+num-fres-sum-after-rows~\t\tfres += fde.fres_num;\n\t\tif (fres > tbl->num_fres)\n\t\t\treturn -EINVAL;\n\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;~\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;\n\t\tfres += fde.fres_num;\n\t\tif (fres > tbl->num_fres)\n\t\t\treturn -EINVAL;
+num-fres-recheck-dropped~\t    copy.fixed_ra_off != tbl->fixed_ra_off ||\n\t    copy.num_fres != tbl->num_fres)~\t    copy.fixed_ra_off != tbl->fixed_ra_off)
+num-fres-init-unchecked~\tif (h->num_fres > h->fre_len / 2)\n\t\treturn -EINVAL;~
+num-fres-init-off-by-one~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres >= h->fre_len / 2)
+num-fres-init-3-bytes~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres > h->fre_len / 3)
+outermost-rejected~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (!count || count > SFRAME_FRE_MAX_OFFSETS || !off_size)
+outermost-size-code-3-accepted~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (count > SFRAME_FRE_MAX_OFFSETS || (count && !off_size))
+outermost-flag-lost~\t\tframe->outermost = true;\n~
+frame-not-cleared~\tmemset(frame, 0, sizeof(*frame));\n~
 LIST
 )
 

@@ -3,7 +3,7 @@
 # program, the samples taken in the leaf with the complete expected chain,
 # with the SFrame unwinder on and then off, from ONE boot of the guest.
 #
-#   harness/table.sh [ARCH]      (default x86_64)
+#   harness/table.sh [ARCH]      (x86_64, the default, or arm64; make table [ARCH=..])
 #
 # Builds the kernel and the selftests if needed; prints a Markdown table
 # and writes it to out/table-ARCH.md.
@@ -26,7 +26,7 @@ make -s -C "$TOP/tools/testing/selftests/sframe" OUTPUT="$share" CC="$cc" \
 	{ tail -20 "$share/build.log"; die "selftests build failed"; }
 
 # The switch_off test toggles the sysctl itself; leave it out of both runs.
-tests="unwind_basic unwind_static unwind_pie_dso unwind_dlopen unwind_fork unwind_threads unwind_exec unwind_nosframe"
+tests="unwind_basic unwind_static unwind_pie_dso unwind_dlopen unwind_fork unwind_threads unwind_exec unwind_nosframe unwind_pac"
 cmd="echo 1 > /proc/sys/kernel/unwind_user_sframe && ./run_all.sh $tests > on.tap 2>&1;
 echo 0 > /proc/sys/kernel/unwind_user_sframe && ./run_all.sh $tests > off.tap 2>&1;
 echo 1 > /proc/sys/kernel/unwind_user_sframe; uname -r > kernel.txt; true"

@@ -22,7 +22,7 @@ REQUIRED=(
 	build-essential flex bison bc libelf-dev libssl-dev cpio git xz-utils
 	# guest: emulator, userland, perf (+ libraries perf links against)
 	qemu-system-x86 busybox-static linux-perf binutils-dev libdw-dev elfutils
-	# later arm64 stage
+	# arm64 guest: cross compiler and C library, emulator (its userland: harness/debs.sh)
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm
 	# checkpatch.pl's SPDX check, python3 (Debian's)

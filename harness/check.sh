@@ -48,6 +48,19 @@ comment() { sed 's/^/# /'; }
 # tap COND NAME: ok if the command COND succeeds
 tap() { if eval "$1"; then ok "$2"; else not_ok "$2"; fi; }
 
+# retap PREFIX LOG [comments]: re-number the TAP lines of a sub-run into this
+# stream, each named "PREFIX: ..."; with "comments", pass its # lines too.
+retap() {
+	local prefix=$1 log=$2 comments=${3:-} line
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "[0-9]*) not_ok "$prefix: $(echo "$line" | sed -E 's/^not ok [0-9]+ *-? *//')" ;;
+		"ok "[0-9]*) ok "$prefix: $(echo "$line" | sed -E 's/^ok [0-9]+ *-? *//')" ;;
+		"#"*) [ -z "$comments" ] || echo "$line" ;;
+		esac
+	done <"$log"
+}
+
 # ---------------------------------------------------------------- series
 group_series() {
 	local log=$C/series-verify.log
@@ -65,20 +78,15 @@ group_series() {
 
 # ---------------------------------------------------------------- host tests
 group_hosttest() {
-	local log=$C/hosttest.log rc=0 line any_fail=0 any=0
+	local log=$C/hosttest.log rc=0 any_fail=0 any=0
 	if [ ! -f "$TOP/harness/hosttest/Makefile" ]; then
 		skip "hosttest" "(no harness/hosttest/Makefile)"
 		return
 	fi
 	make -C "$TOP/harness/hosttest" check OUT="$OUT/hosttest" >"$log" 2>&1 || rc=$?
-	# Re-number the TAP lines it printed, if any.
-	while IFS= read -r line; do
-		any=1
-		case "$line" in
-		"not ok "*) any_fail=1; not_ok "hosttest: $(echo "$line" | sed -E 's/^not ok [0-9]+ *-? *//')" ;;
-		"ok "*) ok "hosttest: $(echo "$line" | sed -E 's/^ok [0-9]+ *-? *//')" ;;
-		esac
-	done < <(grep -E '^(not )?ok [0-9]+' "$log" || true)
+	grep -qE '^(not )?ok [0-9]+' "$log" && any=1
+	grep -qE '^not ok [0-9]+' "$log" && any_fail=1
+	retap hosttest "$log"
 	if [ "$rc" != 0 ] && [ "$any_fail" = 0 ]; then
 		not_ok "hosttest: make -C harness/hosttest check (exit status $rc)"
 		tail -n 30 "$log" | comment
@@ -293,15 +301,9 @@ group_arch() {
 # ---------------------------------------------------------------- series checks
 # checkpatch --strict per patch, kernel-doc, MAINTAINERS, per-patch builds.
 group_series_check() {
-	local log=$C/series-check.log rc=0 line
+	local log=$C/series-check.log rc=0
 	"$TOP/harness/series-check.sh" >"$log" 2>&1 || rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"not ok "*) not_ok "series: $(echo "$line" | sed -E 's/^not ok [0-9]+ *-? *//')" ;;
-		"ok "*) ok "series: $(echo "$line" | sed -E 's/^ok [0-9]+ *-? *//')" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$log"
+	retap series "$log" comments
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
 		not_ok "series: harness/series-check.sh (exit status $rc)"
 		tail -n 20 "$log" | comment

@@ -176,47 +176,33 @@ static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 	return 0;
 }
 
-/* Read only the function start of descriptor @idx, for the search. */
-static int sframe_read_func_start(const struct sframe_table *tbl, u32 idx,
-				  unsigned long *func_start)
-{
-	unsigned long addr = sframe_fde_addr(tbl, idx);
-	s32 start_addr;
-	int ret;
-
-	ret = sframe_read(tbl, &start_addr, addr, sizeof(start_addr), false);
-	if (ret)
-		return ret;
-	*func_start = sframe_func_start(tbl, addr, start_addr);
-	return 0;
-}
-
-/* Find the last descriptor whose function starts at or below @ip. */
+/*
+ * Find the last descriptor whose function starts at or below @ip. Each probe
+ * reads a whole descriptor, so the one found needs no second read.
+ */
 static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
 			   struct sframe_fde *fde)
 {
-	unsigned long func_start;
+	struct sframe_fde probe;
 	u32 lo = 0, hi = tbl->num_fdes;
+	bool found = false;
 	int ret;
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
-		ret = sframe_read_func_start(tbl, mid, &func_start);
+		ret = sframe_read_fde(tbl, mid, &probe, false);
 		if (ret)
 			return ret;
-		if (func_start <= ip)
+		if (probe.func_start <= ip) {
+			*fde = probe;
+			found = true;
 			lo = mid + 1;
-		else
+		} else {
 			hi = mid;
+		}
 	}
-	if (!lo)
-		return -ENOENT;
-
-	ret = sframe_read_fde(tbl, lo - 1, fde, false);
-	if (ret)
-		return ret;
-	if (ip - fde->func_start >= fde->func_size)
+	if (!found || ip - fde->func_start >= fde->func_size)
 		return -ENOENT;
 	return 0;
 }

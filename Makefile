@@ -4,6 +4,10 @@
 #   make demo [ARCH=x86_64|arm64]
 #   make check [ARCH=x86_64|arm64]  (default: every supported arch)
 #   make table [ARCH=x86_64|arm64]
+#   make bench [ARCH=x86_64|arm64]
+#   make xcheck ARCH=<arch> DIR=<host dir> CMD='<program and args>'
+#   make fuzz [FUZZ_TIME=seconds]
+#   make check-debug [ARCH=x86_64]
 #   make kernel | initramfs | deps | clean | distclean
 #
 # Everything is written under out/ (or $OUT). Builds are incremental.
@@ -36,6 +40,14 @@ usage:
                    to that arch (default: every supported arch)
   make table       selftest complete-chain counts, SFrame on and off,
                    one boot (harness/table.sh; writes out/table-ARCH.md)
+  make bench       unwind cost, scaling, perf.data size, cold start
+                   (harness/bench/bench.sh; writes out/bench/bench-ARCH.md)
+  make xcheck ARCH=<arch> DIR=<host dir> CMD='<program and args>'
+                   sample CMD in the guest (kernel chain + user regs and
+                   stack) and compare each chain with libdw's unwind
+  make fuzz        libFuzzer run of the SFrame decoder (FUZZ_TIME=60 s)
+  make check-debug guest tests on a debug kernel (KASAN, lockdep,
+                   PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_VM, KFENCE)
   make kernel | initramfs | deps | clean | distclean
 supported ARCH values: $(ARCHES)
 endef
@@ -47,7 +59,7 @@ arch_ok = case " $(ARCHES) " in *" $(A) "*) ;; \
 
 INITRD = $(OUT)/initramfs/$(A).cpio.gz
 
-.PHONY: help deps kernel initramfs run demo check table clean distclean
+.PHONY: help deps kernel initramfs run demo check table bench xcheck fuzz check-debug clean distclean
 
 help:
 	@echo "$$USAGE"
@@ -89,6 +101,25 @@ check:
 table:
 	@$(arch_ok)
 	@harness/table.sh $(A)
+
+bench:
+	@$(arch_ok)
+	@harness/bench/bench.sh $(A)
+
+xcheck:
+	@$(arch_ok)
+	@if [ -z "$$HARNESS_DIR" ] || [ -z "$$HARNESS_CMD" ]; then \
+		echo "error: make xcheck needs DIR=<host dir> and CMD='<program and args>'" >&2; \
+		echo "$$USAGE" >&2; exit 2; fi
+	@harness/xcheck/xcheck.sh $(A) "$$HARNESS_DIR" "$$HARNESS_CMD"
+
+fuzz:
+	@$(MAKE) --no-print-directory -C harness/hosttest fuzz OUT=$(OUT)/hosttest \
+		$(if $(FUZZ_TIME),FUZZ_TIME=$(FUZZ_TIME))
+
+check-debug:
+	@$(if $(ARCH),$(arch_ok))
+	@harness/check-debug.sh $(ARCH)
 
 clean:
 	rm -rf $(OUT)/run $(OUT)/demo $(OUT)/check $(OUT)/initramfs $(OUT)/table

@@ -12,6 +12,8 @@
 #   KCONFIG_EXTRA="f..." extra fragments to merge (paths), checked like the rest
 #   JOBS                 parallel jobs (default: nproc)
 #   NO_CCACHE=1          do not use ccache even if it is installed
+#   KERNEL_VARIANT=NAME  also merge harness/kconfig/NAME.config and build in
+#                        $OUT/build/ARCH-NAME (e.g. debug: make check-debug)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -41,7 +43,12 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 "$TOP/harness/deps.sh" --check
 "$TOP/harness/base.sh"
 
-B=$OUT/build/$ARCH
+VARIANT=${KERNEL_VARIANT:-}
+if [ -n "$VARIANT" ] && [ ! -f "$KCONF/$VARIANT.config" ]; then
+	echo "error: KERNEL_VARIANT=$VARIANT: no $KCONF/$VARIANT.config" >&2
+	exit 2
+fi
+B=$OUT/build/$ARCH${VARIANT:+-$VARIANT}
 mkdir -p "$B"
 LOG=$B/build.log
 
@@ -70,6 +77,7 @@ if [ "${SFRAME_CONFIG:-}" = none ]; then
 else
 	FRAGS+=("$KCONF/sframe.config")
 fi
+[ -n "$VARIANT" ] && FRAGS+=("$KCONF/$VARIANT.config")
 for f in ${KCONFIG_EXTRA:-}; do
 	[ -f "$f" ] || die "KCONFIG_EXTRA fragment $f not found"
 	FRAGS+=("$(readlink -f "$f")")

@@ -17,7 +17,10 @@
 # "N passed, N failed"; the exit status is 1 if anything failed.
 #
 # Environment: SFRAME_CONFIG=none (unpatched base: no SFrame options, no
-# KUnit suite expected), PERF_MIN_PCT (default 95).
+# KUnit suite expected), PERF_MIN_PCT (default 95), KERNEL_VARIANT=NAME
+# (guest groups only, on the kernel with harness/kconfig/NAME.config merged,
+# e.g. debug: see harness/check-debug.sh; TIMEOUT_SCALE multiplies the
+# per-selftest limit).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
@@ -116,6 +119,11 @@ selftest_names() {
 		harness-print-tests | tr ' ' '\n' | sed '/^$/d; s|.*/||'
 }
 
+# The guest kernel image group_arch built (last line of its build log).
+kernel_image() {
+	tail -n 1 "$C/$1${KERNEL_VARIANT:+-$KERNEL_VARIANT}/kernel.log" 2>/dev/null
+}
+
 # The C compiler for the guest's user space.
 guest_cc() {
 	case "$1" in
@@ -125,31 +133,34 @@ guest_cc() {
 }
 
 group_arch() {
-	local arch=$1 A=$C/$arch share kernel_log log cc start=$SECONDS
+	local arch=$1 label share kernel_log log cc start=$SECONDS kernel
+	label=$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT}
+	local A=$C/$label
 	share=$A/share
 	cc=$(guest_cc "$arch")
 	rm -rf "$A"
 	mkdir -p "$share"
-	echo "# ---- $arch guest"
+	echo "# ---- $label guest"
 
 	# Kernel and initramfs.
 	log=$A/kernel.log
-	local kname="$arch: kernel build"
+	local kname="$label: kernel build"
 	[ "${SFRAME_CONFIG:-}" = none ] && kname="$kname (SFRAME_CONFIG=none: without sframe.config)"
 	if "$TOP/harness/build-kernel.sh" "$arch" >"$log" 2>&1; then
 		ok "$kname"
+		kernel=$(kernel_image "$arch")
 	else
 		not_ok "$kname"
 		tail -n 40 "$log" | comment
-		not_ok "$arch: guest tests not run (no kernel)"
+		not_ok "$label: guest tests not run (no kernel)"
 		return
 	fi
 	if make --no-print-directory -C "$TOP" initramfs ARCH="$arch" >"$A/initramfs.log" 2>&1; then
-		ok "$arch: initramfs"
+		ok "$label: initramfs"
 	else
-		not_ok "$arch: initramfs"
+		not_ok "$label: initramfs"
 		tail -n 20 "$A/initramfs.log" | comment
-		not_ok "$arch: guest tests not run (no initramfs)"
+		not_ok "$label: guest tests not run (no initramfs)"
 		return
 	fi
 
@@ -157,23 +168,23 @@ group_arch() {
 	local sdir names=() t limit=120
 	sdir=$(selftest_dir)
 	if [ -z "$sdir" ]; then
-		skip "$arch: selftests build" "(no tools/testing/selftests/sframe)"
+		skip "$label: selftests build" "(no tools/testing/selftests/sframe)"
 	else
 		local mk=(OUTPUT="$share/selftests" CC="$cc" KSFT_DIR="$SRC/tools/testing/selftests")
 		mkdir -p "$share/selftests"
 		if make -C "$sdir" "${mk[@]}" >"$A/selftests-build.log" 2>&1 &&
 		   mapfile -t names < <(selftest_names "$sdir" "${mk[@]}") && [ ${#names[@]} -gt 0 ]; then
-			ok "$arch: selftests build ($sdir: ${#names[@]} programs, $cc)"
+			ok "$label: selftests build ($sdir: ${#names[@]} programs, $cc)"
 			# Scripts listed in TEST_PROGS live in the source directory.
 			for t in "${names[@]}"; do
 				[ -e "$share/selftests/$t" ] || [ ! -e "$sdir/$t" ] || cp "$sdir/$t" "$share/selftests/"
 			done
 			printf '%s\n' "${names[@]}" >"$share/selftests/list"
 			limit=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$sdir/settings" 2>/dev/null || true)
-			limit=${limit:-120}
+			limit=$(( ${limit:-120} * ${TIMEOUT_SCALE:-1} ))
 			echo "$limit" >"$share/selftests/timeout"
 		else
-			not_ok "$arch: selftests build ($sdir)"
+			not_ok "$label: selftests build ($sdir)"
 			tail -n 30 "$A/selftests-build.log" | comment
 			names=()
 		fi
@@ -187,11 +198,11 @@ group_arch() {
 	# One boot for everything. Whole-run limit: every test at its limit.
 	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 600 )) gstart=$SECONDS
 	echo "# booting the $arch guest (${#names[@]} selftests, perf test; limit ${timeout}s)"
-	if QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
+	if KERNEL=$kernel QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
 		'sh /harness/run-tests.sh /host' >"$A/guest.log" 2>&1; then
-		ok "$arch: guest boot and test run completed ($((SECONDS - gstart)) s)"
+		ok "$label: guest boot and test run completed ($((SECONDS - gstart)) s)"
 	else
-		not_ok "$arch: guest boot and test run completed"
+		not_ok "$label: guest boot and test run completed"
 		tail -n 40 "$A/guest.log" | comment
 	fi
 	kernel_log=$run/dmesg.txt
@@ -206,17 +217,17 @@ group_arch() {
 		counts=$(sed -n "s/^# $s: \(pass:.*\)/\1/p" "$ktap" | head -n 1)
 		[ -n "$counts" ] && s="$s ($counts)"
 		case "$line" in
-		"ok "*) ok "$arch: kunit suite $s" ;;
+		"ok "*) ok "$label: kunit suite $s" ;;
 		*)
-			not_ok "$arch: kunit suite $s"
+			not_ok "$label: kunit suite $s"
 			grep -E '^[[:space:]]+not ok ' "$ktap" | head -n 20 | comment
 			;;
 		esac
 	done < <(grep -E '^(not )?ok [0-9]+ [^ #]+' "$ktap" || true)
 	if [ "${SFRAME_CONFIG:-}" != none ] && ! grep -qE '^(not )?ok [0-9]+ sframe( |$)' "$ktap"; then
-		not_ok "$arch: kunit suite sframe ran (no result in the kernel log)"
+		not_ok "$label: kunit suite sframe ran (no result in the kernel log)"
 	elif [ "$suites" = 0 ]; then
-		skip "$arch: kunit" "(no KUnit suite configured)"
+		skip "$label: kunit" "(no KUnit suite configured)"
 	fi
 
 	# Selftests: one line per program.
@@ -224,7 +235,7 @@ group_arch() {
 	for t in "${names[@]}"; do
 		r=$share/results/$t
 		if [ ! -f "$r.rc" ]; then
-			not_ok "$arch: selftest $t (did not run: the guest stopped before it)"
+			not_ok "$label: selftest $t (did not run: the guest stopped before it)"
 			continue
 		fi
 		rc=$(cat "$r.rc") secs=$(cat "$r.secs" 2>/dev/null || echo '?')
@@ -234,8 +245,8 @@ group_arch() {
 		# a kselftest_harness program whose cases all skipped exits with 0
 		[ "$rc" = 0 ] && [ "$oks" -gt 0 ] && [ "$oks" = "$skips" ] && rc=4
 		case "$rc" in
-		0) ok "$arch: selftest $t ($oks cases passed, ${secs}s)" ;;
-		4) skip "$arch: selftest $t" "($skips cases skipped)" ;;
+		0) ok "$label: selftest $t ($oks cases passed, ${secs}s)" ;;
+		4) skip "$label: selftest $t" "($skips cases skipped)" ;;
 		*)
 			local why="exit status $rc"
 			case "$rc" in
@@ -244,7 +255,7 @@ group_arch() {
 			esac
 			[ "$rc" -gt 128 ] && [ "$why" = "exit status $rc" ] &&
 				why="killed by signal $((rc - 128))"
-			not_ok "$arch: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
+			not_ok "$label: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
 			tail -n 25 "$r.out" | comment
 			;;
 		esac
@@ -257,26 +268,26 @@ group_arch() {
 	# harness/guest/perf-demo.sh)
 	[ "$arch" = arm64 ] && plabel="perf call-graph=fp"
 	if [ -z "$have_demo" ]; then
-		not_ok "$arch: perf test (demo program does not build)"
+		not_ok "$label: perf test (demo program does not build)"
 		comment <"$A/demo-build.log"
 	elif [ -f "$p/absent" ]; then
-		skip "$arch: perf test" "(no perf in the $arch guest: $(head -n 1 "$p/absent"))"
+		skip "$label: perf test" "(no perf in the $arch guest: $(head -n 1 "$p/absent"))"
 	elif [ ! -f "$p/modes" ]; then
-		not_ok "$arch: perf test (did not run)"
+		not_ok "$label: perf test (did not run)"
 	else
 		mode=$(cat "$p/modes")
 		eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
 			"$p/script-$mode.txt" 2>/dev/null | grep -E '^(samples|leaf|full)=[0-9]+$' || true)"
 		if [ "$samples" -ge 1000 ]; then
-			ok "$arch: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz)"
+			ok "$label: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz)"
 		else
-			not_ok "$arch: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz; hrtimers not high-res?)"
+			not_ok "$label: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz; hrtimers not high-res?)"
 			comment <"$p/record-$mode.txt"
 		fi
 		if [ "$leaf" -ge 100 ] && [ $((full * 100)) -ge $((PERF_MIN_PCT * leaf)) ]; then
-			ok "$arch: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PCT}%, unwinder $mode)"
+			ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PCT}%, unwinder $mode)"
 		else
-			not_ok "$arch: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PCT}%, unwinder $mode)"
+			not_ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PCT}%, unwinder $mode)"
 			awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
 				"$p/script-$mode.txt" 2>/dev/null | comment
 		fi
@@ -284,18 +295,38 @@ group_arch() {
 
 	# The kernel log of the whole run must be free of oopses and warnings.
 	local bad
-	bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|Kernel panic|Call Trace:|KASAN|UBSAN' \
+	bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|Kernel panic|Call Trace:|KASAN|UBSAN|KFENCE|DEBUG_LOCKS_WARN|detected stall|blocked for more than' \
 		"$kernel_log" 2>/dev/null | head -n 20 || true)
 	if [ ! -f "$kernel_log" ]; then
-		not_ok "$arch: kernel log clean (no kernel log: guest did not finish)"
+		not_ok "$label: kernel log clean (no kernel log: guest did not finish)"
 	elif [ -n "$bad" ]; then
-		not_ok "$arch: kernel log clean (no BUG/WARNING/Oops)"
+		not_ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
 		echo "$bad" | comment
 	else
-		ok "$arch: kernel log clean (no BUG/WARNING/Oops)"
+		ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
 	fi
 	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
 	echo "# $arch: $((SECONDS - start)) s (kernel build, selftests build, guest run $((SECONDS - gstart)) s)"
+}
+
+# ---------------------------------------------------------------- cross-check
+# Each sample's kernel chain against libdw's unwind of the same sample's
+# user registers and stack (harness/xcheck/check-group.sh: one guest boot).
+group_xcheck() {
+	local arch=$1 label log rc=0
+	label=$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT}
+	log=$C/$label/xcheck.log
+	mkdir -p "$C/$label"
+	if [ ! -x "$TOP/harness/xcheck/check-group.sh" ]; then
+		skip "$label: xcheck" "(no harness/xcheck/check-group.sh)"
+		return
+	fi
+	KERNEL=$(kernel_image "$arch") "$TOP/harness/xcheck/check-group.sh" "$arch" >"$log" 2>&1 || rc=$?
+	retap "$label" "$log" comments
+	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
+		not_ok "$label: xcheck (exit status $rc)"
+		tail -n 20 "$log" | comment
+	fi
 }
 
 # ---------------------------------------------------------------- series checks
@@ -311,11 +342,14 @@ group_series_check() {
 }
 
 echo "TAP version 13"
-group_series
-group_series_check
-group_hosttest
+if [ -z "${KERNEL_VARIANT:-}" ]; then
+	group_series
+	group_series_check
+	group_hosttest
+fi
 for arch in "${ARCHES[@]}"; do
 	group_arch "$arch"
+	group_xcheck "$arch"
 done
 echo "1..$N"
 echo "$PASS passed, $FAIL failed"

@@ -27,6 +27,8 @@ REQUIRED=(
 	qemu-system-arm
 	# checkpatch.pl's SPDX check, python3 (Debian's)
 	python3 python3-ply python3-git
+	# host tests: libFuzzer with ASan/UBSan (make fuzz), llvm-cov
+	clang libclang-rt-14-dev llvm
 )
 OPTIONAL=(ccache)
 

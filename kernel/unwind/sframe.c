@@ -233,6 +233,62 @@ static inline unsigned int sframe_offset_size(u8 fre_info)
 	return 0;
 }
 
+/*
+ * Frame row entries are small (2 to 17 bytes) and read in sequence: they
+ * are read through a window, a copy of up to SFRAME_WINDOW_SIZE bytes of the
+ * row sub-section, so that a lookup usually reads a function's rows with
+ * one user copy.
+ */
+#define SFRAME_WINDOW_SIZE		64
+
+struct sframe_window {
+	unsigned long	start;		/* user address of buf[0] */
+	unsigned int	len;		/* bytes copied to buf */
+	bool		may_fault;
+	u8		buf[SFRAME_WINDOW_SIZE];
+};
+
+static inline void sframe_window_init(struct sframe_window *w, bool may_fault)
+{
+	w->start = 0;
+	w->len = 0;
+	w->may_fault = may_fault;
+}
+
+/*
+ * Make @len bytes of the row sub-section at @addr available at *@p, copying
+ * a new window from @addr on if the current one does not hold them.
+ */
+static int sframe_window_get(const struct sframe_table *tbl,
+			     struct sframe_window *w, unsigned long addr,
+			     unsigned int len, const u8 **p)
+{
+	unsigned long size;
+	int ret;
+
+	if (addr < tbl->fres_start || addr >= tbl->fres_end ||
+	    len > tbl->fres_end - addr || len > SFRAME_WINDOW_SIZE)
+		return -EINVAL;
+
+	if (addr < w->start || addr - w->start > w->len ||
+	    len > w->len - (addr - w->start)) {
+		/*
+		 * The validation reads exactly what it checks, so that it
+		 * never touches rows beyond those it has accounted for.
+		 */
+		size = w->may_fault ? len : tbl->fres_end - addr;
+		if (size > SFRAME_WINDOW_SIZE)
+			size = SFRAME_WINDOW_SIZE;
+		ret = sframe_read(tbl, w->buf, addr, size, w->may_fault);
+		if (ret)
+			return ret;
+		w->start = addr;
+		w->len = size;
+	}
+	*p = w->buf + (addr - w->start);
+	return 0;
+}
+
 /* One frame row entry, as the scan sees it. */
 struct sframe_fre {
 	unsigned long	addr;		/* user address of the entry */
@@ -242,15 +298,15 @@ struct sframe_fre {
 };
 
 /* Read and check the start address and info byte of the FRE at @addr. */
-static int sframe_read_fre(const struct sframe_table *tbl, unsigned long addr,
-			   unsigned int addr_size, struct sframe_fre *fre,
-			   bool may_fault)
+static int sframe_read_fre(const struct sframe_table *tbl,
+			   struct sframe_window *w, unsigned long addr,
+			   unsigned int addr_size, struct sframe_fre *fre)
 {
-	u8 buf[sizeof(u32) + 1];
 	unsigned int count, off_size;
+	const u8 *buf;
 	int ret;
 
-	ret = sframe_read(tbl, buf, addr, addr_size + 1, may_fault);
+	ret = sframe_window_get(tbl, w, addr, addr_size + 1, &buf);
 	if (ret)
 		return ret;
 
@@ -303,14 +359,15 @@ static s32 sframe_offset(const u8 *p, unsigned int size)
 
 /* Turn the offsets of @fre into an unwinding rule. */
 static int sframe_fre_to_frame(const struct sframe_table *tbl,
+			       struct sframe_window *w,
 			       const struct sframe_fre *fre,
 			       unsigned int addr_size,
 			       struct unwind_user_frame *frame)
 {
-	u8 buf[SFRAME_FRE_MAX_OFFSETS * sizeof(s32)];
 	unsigned int count = SFRAME_FRE_OFFSET_COUNT(fre->info);
 	unsigned int size = sframe_offset_size(fre->info);
 	unsigned int i = 1;
+	const u8 *buf;
 	int ret;
 
 	memset(frame, 0, sizeof(*frame));
@@ -319,8 +376,8 @@ static int sframe_fre_to_frame(const struct sframe_table *tbl,
 		return 0;
 	}
 
-	ret = sframe_read(tbl, buf, fre->addr + addr_size + 1, count * size,
-			  false);
+	ret = sframe_window_get(tbl, w, fre->addr + addr_size + 1,
+				count * size, &buf);
 	if (ret)
 		return ret;
 
@@ -372,6 +429,7 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame)
 {
 	struct sframe_fre fre, found;
+	struct sframe_window w;
 	struct sframe_fde fde;
 	unsigned int addr_size, i;
 	unsigned long addr;
@@ -400,9 +458,10 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	if (addr < tbl->fres_start)
 		return -EINVAL;
 
+	sframe_window_init(&w, false);
 	found.size = 0;
 	for (i = 0; i < fde.fres_num; i++) {
-		ret = sframe_read_fre(tbl, addr, addr_size, &fre, false);
+		ret = sframe_read_fre(tbl, &w, addr, addr_size, &fre);
 		if (ret)
 			return ret;
 		if (fre.start > pc_off)
@@ -413,13 +472,14 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	if (!found.size)
 		return -ENOENT;
 
-	return sframe_fre_to_frame(tbl, &found, addr_size, frame);
+	return sframe_fre_to_frame(tbl, &w, &found, addr_size, frame);
 }
 
 static int sframe_validate_fde(const struct sframe_table *tbl,
 			       const struct sframe_fde *fde)
 {
 	unsigned int addr_size, i;
+	struct sframe_window w;
 	struct sframe_fre fre;
 	unsigned long addr;
 	u32 limit;
@@ -447,11 +507,12 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	if (fde->fres_off >= tbl->fres_end - tbl->fres_start)
 		return -EINVAL;
 
+	sframe_window_init(&w, true);
 	fre.start = 0;
 	for (i = 0; i < fde->fres_num; i++) {
 		u32 prev = fre.start;
 
-		ret = sframe_read_fre(tbl, addr, addr_size, &fre, true);
+		ret = sframe_read_fre(tbl, &w, addr, addr_size, &fre);
 		if (ret)
 			return ret;
 		if (fre.start >= limit || (i && fre.start <= prev))

@@ -25,9 +25,11 @@
 
 #include <linux/elf.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -70,6 +72,53 @@ struct sframe_section {
 	struct rcu_head		rcu;
 	char			name[32];
 };
+
+/*
+ * Per-CPU cache of lookup results, so that the frames of hot code need no
+ * section lookup. An entry is valid for one instruction pointer in one
+ * generation of one mm's registrations: every change of the registrations
+ * (a section added or removed) moves the mm to a new, globally unique
+ * generation, which invalidates its entries without touching the caches.
+ * A cached rule is what the section said when it was read; a later change
+ * of the section data by the task is seen once the entry is replaced.
+ */
+#define SFRAME_CACHE_BITS		7
+
+struct sframe_cache_entry {
+	unsigned long			ip;
+	u64				key;
+	struct unwind_user_frame	frame;
+	int				ret;
+};
+
+struct sframe_cache {
+	struct sframe_cache_entry	entry[1 << SFRAME_CACHE_BITS];
+	unsigned int			busy;
+};
+
+static struct sframe_cache __percpu *sframe_cache __read_mostly;
+
+/* Generations start at 1: a zeroed cache entry matches no mm. */
+static atomic64_t sframe_gen_seq = ATOMIC64_INIT(0);
+
+static void sframe_mm_new_gen(struct mm_struct *mm)
+{
+	/*
+	 * Publish the tree change before the new generation: a lookup that
+	 * reads the new generation also sees the change.
+	 */
+	smp_store_release(&mm->sframe_gen,
+			  atomic64_inc_return(&sframe_gen_seq));
+}
+
+static int __init sframe_cache_init(void)
+{
+	sframe_cache = alloc_percpu(struct sframe_cache);
+	if (!sframe_cache)
+		pr_warn("no memory for the lookup cache, lookups not cached\n");
+	return 0;
+}
+late_initcall(sframe_cache_init);
 
 static void sframe_put(struct sframe_section *sec)
 {
@@ -156,25 +205,12 @@ static void sframe_request_work(void)
 				 &curr->sframe_work_pending);
 }
 
-/**
- * sframe_find_user() - look up the SFrame rule for a user address
- * @ip:		user instruction pointer of the current task
- * @frame:	filled with the rule on success
- *
- * Context: any context, including NMI. Takes no locks and does not fault.
- * Return: 0 on success; -ENOENT if no usable section describes @ip;
- * -EAGAIN if the section is not validated yet; -EFAULT if its data is not
- * resident (it is brought in before the task returns to user space);
- * -EINVAL if the data read is malformed.
- */
-int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
+/* Look up @ip in the current task's registered sections. */
+static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
+			 struct unwind_user_frame *frame)
 {
-	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
 	int ret = -ENOENT;
-
-	if (!mm)
-		return -ENOENT;
 
 	rcu_read_lock();
 	sec = mtree_load(&mm->sframe_mt, ip);
@@ -194,6 +230,63 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 	}
 out:
 	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * sframe_find_user() - look up the SFrame rule for a user address
+ * @ip:		user instruction pointer of the current task
+ * @frame:	filled with the rule on success
+ *
+ * Answers from the per-CPU cache when it can, else looks @ip up in the
+ * task's sections and caches the answer if it is final (a rule, or no
+ * usable section).
+ *
+ * Context: any context, including NMI. Takes no locks and does not fault.
+ * Return: 0 on success; -ENOENT if no usable section describes @ip;
+ * -EAGAIN if the section is not validated yet; -EFAULT if its data is not
+ * resident (it is brought in before the task returns to user space);
+ * -EINVAL if the data read is malformed.
+ */
+int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_cache_entry *e = NULL;
+	struct sframe_cache __percpu *cache = sframe_cache;
+	u64 key;
+	int ret;
+
+	if (!mm)
+		return -ENOENT;
+
+	preempt_disable();
+	/* Pairs with the release in sframe_mm_new_gen(). */
+	key = smp_load_acquire(&mm->sframe_gen);
+
+	/* A lookup that interrupted another one on this CPU goes uncached. */
+	if (cache && this_cpu_inc_return(cache->busy) == 1) {
+		e = this_cpu_ptr(&cache->entry[hash_64(ip ^ key,
+						       SFRAME_CACHE_BITS)]);
+		if (e->ip == ip && e->key == key) {
+			ret = e->ret;
+			if (!ret)
+				*frame = e->frame;
+			goto out;
+		}
+	}
+
+	ret = sframe_lookup(mm, ip, frame);
+	if (e && (!ret || ret == -ENOENT)) {
+		e->ip = ip;
+		e->key = key;
+		e->ret = ret;
+		if (!ret)
+			e->frame = *frame;
+	}
+out:
+	if (cache)
+		this_cpu_dec(cache->busy);
+	preempt_enable();
 	return ret;
 }
 
@@ -350,6 +443,8 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 		ret = mtree_insert_range(&mm->sframe_mt, sec->tbl.text_start,
 					 sec->tbl.text_end - 1, sec,
 					 GFP_KERNEL);
+	if (!ret)
+		sframe_mm_new_gen(mm);
 	mmap_read_unlock(mm);
 
 	if (ret)
@@ -369,6 +464,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 {
 	struct sframe_section *sec;
 	unsigned long index = start;
+	bool removed = false;
 
 	if (start >= end)
 		return;
@@ -376,7 +472,10 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 	while ((sec = mt_find(&mm->sframe_mt, &index, end - 1))) {
 		mtree_erase(&mm->sframe_mt, sec->tbl.text_start);
 		sframe_put(sec);
+		removed = true;
 	}
+	if (removed)
+		sframe_mm_new_gen(mm);
 }
 
 /**
@@ -386,6 +485,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_mm_init(struct mm_struct *mm)
 {
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
+	sframe_mm_new_gen(mm);
 }
 
 /**

@@ -75,8 +75,8 @@ static int unwind_user_read(unsigned long addr, unsigned long *val)
  * On success @state describes the caller: its instruction pointer (a return
  * address), stack pointer and frame pointer. The walk ends when a frame
  * cannot be read, when the caller's frame would not be above the current
- * one on the stack, at a zero return address, or after
- * %UNWIND_USER_MAX_DEPTH frames.
+ * one on the stack, at a return address that is zero or not a user
+ * address, or after %UNWIND_USER_MAX_DEPTH frames.
  *
  * Context: any context in which the task's user memory may be accessed
  * without faulting, including NMI.
@@ -131,7 +131,8 @@ int unwind_user_next(struct unwind_user_state *state)
 
 	if (frame.ra_signed)
 		ra = arch_unwind_user_strip_ra(ra);
-	if (!ra)
+	/* A return address is user text: a stack word that is not ends it. */
+	if (!ra || !access_ok((const void __user *)ra, 1))
 		goto done;
 
 	if (frame.fp_saved && unwind_user_read(cfa + frame.fp_off, &fp))

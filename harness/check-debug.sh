@@ -1,0 +1,26 @@
+#!/bin/bash
+# `make check-debug`: the guest part of `make check` (kernel build, selftests
+# including the hostile-section ones, the perf test, KUnit, the kernel log
+# check) on the debug variant of the guest kernel: harness/kconfig/debug.config
+# (KASAN, KFENCE, lockdep with PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_VM, SMP
+# and preemption), booted with two CPUs.
+#
+#   harness/check-debug.sh [ARCH]     default: x86_64
+#
+# The debug kernel is built in out/build/ARCH-debug. Environment: QEMU_SMP
+# (default 2), QEMU_MEM (default 2G), TIMEOUT_SCALE (default 4: the debug
+# kernel runs the tests several times slower under TCG).
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+[ $# -le 1 ] || { echo "usage: harness/check-debug.sh [ARCH]" >&2; exit 2; }
+ARCH=${1:-x86_64}
+case "$ARCH" in
+x86_64 | arm64) ;;
+*) echo "error: unsupported ARCH '$ARCH' (supported: x86_64 arm64)" >&2; exit 2 ;;
+esac
+
+export KERNEL_VARIANT=debug
+export QEMU_SMP=${QEMU_SMP:-2} QEMU_MEM=${QEMU_MEM:-2G}
+export TIMEOUT_SCALE=${TIMEOUT_SCALE:-4}
+exec "$TOP/harness/check.sh" "$ARCH"

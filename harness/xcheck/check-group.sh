@@ -1,0 +1,136 @@
+#!/bin/bash
+# The cross-check as a test group: build a few programs with SFrame and
+# without frame pointers, record each in ONE boot of the ARCH guest with
+# xcheck-record, compare each on the host with xcheck-report, and print one
+# TAP line per program ("ok N - xcheck: demo: ..."; the architecture is in
+# the first "# " line), failure details as "# " lines. Exit status 1 if any
+# line is "not ok".
+#
+#   harness/xcheck/check-group.sh ARCH
+#
+# Programs: harness/demo/demo.c (built as harness/check.sh builds it),
+# progs/dso_main.c with the SFrame shared library progs/dso_lib.c, and
+# progs/threads.c (4 threads + main), progs/deep.c (recursion deeper than
+# the kernel's chain limit and than the stack copy, recorded with 8 KiB),
+# progs/dlopen_main.c (four dlopen/dlclose rounds of the same library). Each program must have
+# at least 200 samples compared, 200 of them with the sampled PC in
+# SFrame-described code, and agree at 99% or more (xcheck-report's
+# defaults; XCHECK_REPORT_OPTS may change them). Work files:
+# out/xcheck/group-ARCH/.
+#
+# Environment: KERNEL, INITRD (harness/qemu-run.sh), XCHECK_SFRAME=0|1
+# (kernel.unwind_user_sframe for the run, default 1), XCHECK_REPORT_OPTS
+# (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
+# default 1.5, 3 on arm64, whose TCG guest runs slower).
+set -uo pipefail
+XDIR=$(cd "$(dirname "$0")" && pwd)
+. "$XDIR/../config.sh"
+. "$XDIR/lib.sh"
+
+if [ $# -ne 1 ] || ! xc_arch_ok "$1"; then
+	echo "usage: harness/xcheck/check-group.sh ARCH   (x86_64 or arm64)" >&2
+	exit 2
+fi
+ARCH=$1
+SFRAME=${XCHECK_SFRAME:-1}
+SECS=${XCHECK_SECONDS:-$([ "$ARCH" = arm64 ] && echo 3 || echo 1.5)}
+case "$SFRAME" in 0|1) ;; *) echo "error: XCHECK_SFRAME must be 0 or 1" >&2; exit 2 ;; esac
+
+N=0 FAILED=0
+ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
+not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - xcheck: $*"; }
+echo "# xcheck on $ARCH (kernel.unwind_user_sframe=$SFRAME)"
+comment() { sed 's/^/# /'; }
+
+G=$OUT/xcheck/group-$ARCH
+SHARE=$G/share
+rm -rf "$G"
+mkdir -p "$SHARE"
+
+if ! xc_build "$ARCH" >"$G/tools-build.log" 2>&1; then
+	not_ok "build of xcheck-record and xcheck-report"
+	tail -n 20 "$G/tools-build.log" | comment
+	exit 1
+fi
+cp "$XC_RECORD" "$SHARE/xcheck-record"
+
+# Test programs: SFrame, no frame pointers.
+CC=$(xc_cc "$ARCH")
+# shellcheck disable=SC2054 # -Wa,--gsframe is one argument
+SF=(-O2 -fomit-frame-pointer -Wa,--gsframe)
+PROGS=()
+build() {
+	local name=$1; shift
+	if "$@" >>"$G/$name-build.log" 2>&1; then
+		return 0
+	fi
+	not_ok "$name: build"
+	tail -n 20 "$G/$name-build.log" | comment
+	return 1
+}
+build demo "$CC" "${SF[@]}" -o "$SHARE/demo" "$TOP/harness/demo/demo.c" && PROGS+=(demo)
+build dso "$CC" "${SF[@]}" -fPIC -shared -o "$SHARE/libxcdso.so" "$XDIR/progs/dso_lib.c" &&
+	build dso "$CC" "${SF[@]}" -o "$SHARE/dso" "$XDIR/progs/dso_main.c" \
+		-L"$SHARE" -lxcdso -Wl,-rpath,"\$ORIGIN" && PROGS+=(dso)
+build threads "$CC" "${SF[@]}" -pthread -o "$SHARE/threads" "$XDIR/progs/threads.c" &&
+	PROGS+=(threads)
+build deep "$CC" "${SF[@]}" -o "$SHARE/deep" "$XDIR/progs/deep.c" && PROGS+=(deep)
+[ -f "$SHARE/libxcdso.so" ] &&
+	build dlopen "$CC" "${SF[@]}" -o "$SHARE/dlopen" "$XDIR/progs/dlopen_main.c" -ldl &&
+	PROGS+=(dlopen)
+[ ${#PROGS[@]} -gt 0 ] || exit 1
+
+# One boot records every program.
+{
+	echo "echo $SFRAME >/proc/sys/kernel/unwind_user_sframe ||" \
+		"echo 'xcheck: cannot set kernel.unwind_user_sframe' >&2"
+	for p in "${PROGS[@]}"; do
+		# deep: an 8 KiB stack copy, smaller than its deepest stacks
+		opt=
+		[ "$p" = deep ] && opt="-s 8192"
+		echo "./xcheck-record -o $p.data $opt -- ./$p $SECS >$p.log 2>&1; echo \$? >$p.rc"
+	done
+} >"$SHARE/run.sh"
+rc=0
+QUIET_STATUS=1 RUN_DIR=$G/run TIMEOUT=${TIMEOUT:-900} \
+	"$TOP/harness/qemu-run.sh" "$ARCH" "$SHARE" 'sh /host/run.sh' >"$G/guest.log" 2>&1 || rc=$?
+if [ "$rc" != 0 ]; then
+	not_ok "guest boot and recording (status $rc)"
+	tail -n 30 "$G/guest.log" | comment
+fi
+
+mapfile -t maps < <(xc_maps "$ARCH" "$SHARE" "$G/run")
+for p in "${PROGS[@]}"; do
+	if [ ! -f "$SHARE/$p.rc" ]; then
+		not_ok "$p: not recorded (the guest stopped before it)"
+		continue
+	fi
+	prc=$(cat "$SHARE/$p.rc")
+	if [ "$prc" != 0 ]; then
+		not_ok "$p: recording failed (status $prc)"
+		tail -n 20 "$SHARE/$p.log" | comment
+		continue
+	fi
+	rrc=0
+	# shellcheck disable=SC2086
+	"$XC_REPORT" --label "$p" --min-sframe 200 "${maps[@]}" ${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \
+		>"$G/$p.report" 2>&1 || rrc=$?
+	result=$(grep -E '^(PASS|FAIL) ' "$G/$p.report" | tail -n 1 | sed -E "s/^(PASS|FAIL) $p: //")
+	[ -n "$result" ] || result="xcheck-report failed (status $rrc)"
+	if [ "$rrc" = 0 ]; then
+		ok "$p: $result"
+	else
+		not_ok "$p: $result"
+		# the summary, then the first mismatches in full
+		{
+			if grep -q '^  mismatches by first' "$G/$p.report"; then
+				sed -n '/^  mismatches by first/,$p' "$G/$p.report"
+			else
+				sed -n '/^  samples /,$p' "$G/$p.report"
+			fi
+			sed -n '/^  mismatch 1:/,/^  mismatch 4:/p' "$G/$p.report" | sed '$d'
+			echo "(full report: $G/$p.report)"
+		} | comment
+	fi
+done
+exit "$FAILED"

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Cross-check the kernel's user call chains against DWARF (libdw) for one
+# program, sample by sample.
+#
+#   harness/xcheck/xcheck.sh ARCH HOSTDIR 'PROGRAM ARGS...'
+#   (make xcheck ARCH=<arch> DIR=<host dir> CMD='<program and args>')
+#
+# Builds xcheck-record (for ARCH) and xcheck-report (host) into out/xcheck/,
+# boots the guest with HOSTDIR at /host (the working directory) and runs
+#   xcheck-record -o /ctl/xcheck.data -- PROGRAM ARGS...
+# there, then xcheck-report on the host; prints the report and exits with
+# its status (0: agreement above the threshold). PROGRAM ARGS are split by
+# the guest's shell. The recorder and the recording live in the run
+# directory (out/xcheck/run-ARCH, /ctl in the guest), not in HOSTDIR.
+#
+# Environment:
+#   KERNEL, INITRD        guest images (see harness/qemu-run.sh)
+#   XCHECK_SFRAME=0|1     set kernel.unwind_user_sframe before recording
+#   XCHECK_RECORD_OPTS    more xcheck-record options (-p NS, -s BYTES)
+#   XCHECK_REPORT_OPTS    more xcheck-report options (--threshold PCT,
+#                         --min-samples N, --strict, --list N, -v, --map)
+set -euo pipefail
+XDIR=$(cd "$(dirname "$0")" && pwd)
+. "$XDIR/../config.sh"
+. "$XDIR/lib.sh"
+
+usage() {
+	echo "usage: harness/xcheck/xcheck.sh ARCH HOSTDIR 'PROGRAM ARGS...'   (ARCH: x86_64 or arm64)" >&2
+	exit 2
+}
+[ $# -eq 3 ] || usage
+ARCH=$1 HOSTDIR=$2 CMD=$3
+xc_arch_ok "$ARCH" || usage
+[ -d "$HOSTDIR" ] || die "HOSTDIR '$HOSTDIR' is not a directory"
+HOSTDIR=$(readlink -f "$HOSTDIR")
+[ -n "${CMD//[[:space:]]/}" ] || die "no program given"
+case "${XCHECK_SFRAME:-}" in
+''|0|1) ;;
+*) die "XCHECK_SFRAME must be 0 or 1" ;;
+esac
+
+xc_build "$ARCH" || die "cannot build the xcheck tools (see above)"
+
+RUN=$OUT/xcheck/run-$ARCH
+rm -rf "$RUN"
+mkdir -p "$RUN"
+cp "$XC_RECORD" "$RUN/xcheck-record"
+{
+	echo 'set -u'
+	if [ -n "${XCHECK_SFRAME:-}" ]; then
+		echo "echo $XCHECK_SFRAME >/proc/sys/kernel/unwind_user_sframe ||" \
+			"{ echo 'xcheck: cannot set kernel.unwind_user_sframe'; exit 125; }"
+	fi
+	# shellcheck disable=SC2016 # expanded in the guest
+	echo 'echo "xcheck: kernel.unwind_user_sframe=$(cat /proc/sys/kernel/unwind_user_sframe 2>/dev/null || echo absent)"'
+	echo "/ctl/xcheck-record -o /ctl/xcheck.data ${XCHECK_RECORD_OPTS:-} -- $CMD"
+} >"$RUN/guest.sh"
+
+note "recording in the $ARCH guest: $CMD"
+rc=0
+RUN_DIR=$RUN "$TOP/harness/qemu-run.sh" "$ARCH" "$HOSTDIR" 'sh /ctl/guest.sh' || rc=$?
+if [ ! -s "$RUN/xcheck.data" ]; then
+	die "no recording (guest status $rc; console: $RUN/console.log)"
+fi
+case "$rc" in
+0) ;;
+127) die "the program could not be started in the guest (status 127)" ;;
+*) note "the program (or the recorder) exited with status $rc; reporting what was recorded" ;;
+esac
+
+mapfile -t maps < <(xc_maps "$ARCH" "$HOSTDIR" "$RUN")
+# shellcheck disable=SC2086
+exec "$XC_REPORT" --label "$CMD" "${maps[@]}" ${XCHECK_REPORT_OPTS:-} "$RUN/xcheck.data"

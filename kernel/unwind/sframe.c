@@ -22,6 +22,8 @@
 #include <linux/types.h>
 #include <linux/uaccess.h>
 
+#include <asm/tlb.h>
+
 #include "sframe.h"
 
 /* A function with more rows than this is rejected by the validation. */
@@ -134,16 +136,16 @@ struct sframe_fde {
 	u8		rep_size;
 };
 
-static inline unsigned long sframe_fde_addr(const struct sframe_table *tbl,
-					    u32 idx)
+static __always_inline unsigned long
+sframe_fde_addr(const struct sframe_table *tbl, u32 idx)
 {
 	return tbl->fdes_start + (unsigned long)idx * tbl->fde_size;
 }
 
 /* The function start stored at @fde_addr, as a user text address. */
-static inline unsigned long sframe_func_start(const struct sframe_table *tbl,
-					      unsigned long fde_addr,
-					      s32 start_addr)
+static __always_inline unsigned long
+sframe_func_start(const struct sframe_table *tbl, unsigned long fde_addr,
+		  s32 start_addr)
 {
 	unsigned long base = tbl->sec_start;
 
@@ -177,32 +179,68 @@ static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 }
 
 /*
- * Find the last descriptor whose function starts at or below @ip. Each probe
- * reads a whole descriptor, so the one found needs no second read.
+ * Find the index of the last descriptor whose function starts at or below
+ * @ip. The search reads one start address per probe, all of them inside one
+ * user access window over the descriptor table (whose bounds were checked
+ * against the section by sframe_table_init()), so that a probe costs a load
+ * rather than a copy_from_user_nofault() of its own.
  */
-static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
-			   struct sframe_fde *fde)
+static int sframe_search_fdes(const struct sframe_table *tbl,
+			      unsigned long ip, u32 *idx)
 {
-	struct sframe_fde probe;
+	unsigned long size = (unsigned long)tbl->num_fdes * tbl->fde_size;
+	const void __user *fdes = (const void __user *)tbl->fdes_start;
 	u32 lo = 0, hi = tbl->num_fdes;
 	bool found = false;
-	int ret;
+	s32 start;
 
+	if (!tbl->num_fdes)
+		return -ENOENT;
+	if (!nmi_uaccess_okay())
+		return -EFAULT;
+
+	pagefault_disable();
+	if (!user_read_access_begin(fdes, size))
+		goto fault;
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
+		unsigned long addr = sframe_fde_addr(tbl, mid);
 
-		ret = sframe_read_fde(tbl, mid, &probe, false);
-		if (ret)
-			return ret;
-		if (probe.func_start <= ip) {
-			*fde = probe;
+		/* start_addr is the first field of both descriptor versions */
+		unsafe_get_user(start, (const s32 __user *)addr, fault_end);
+		if (sframe_func_start(tbl, addr, start) <= ip) {
+			*idx = mid;
 			found = true;
 			lo = mid + 1;
 		} else {
 			hi = mid;
 		}
 	}
-	if (!found || ip - fde->func_start >= fde->func_size)
+	user_read_access_end();
+	pagefault_enable();
+	return found ? 0 : -ENOENT;
+
+fault_end:
+	user_read_access_end();
+fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
+/* The descriptor of the function that contains @ip. */
+static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
+			   struct sframe_fde *fde)
+{
+	u32 idx;
+	int ret;
+
+	ret = sframe_search_fdes(tbl, ip, &idx);
+	if (ret)
+		return ret;
+	ret = sframe_read_fde(tbl, idx, fde, false);
+	if (ret)
+		return ret;
+	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size)
 		return -ENOENT;
 	return 0;
 }

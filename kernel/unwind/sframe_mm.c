@@ -82,18 +82,35 @@ struct sframe_section {
  * A cached rule is what the section said when it was read; a later change
  * of the section data by the task is seen once the entry is replaced.
  */
-#define SFRAME_CACHE_BITS		7
+#define SFRAME_CACHE_SET_BITS		8
+#define SFRAME_CACHE_WAYS		2
 
+/* sframe_cache_entry.flags */
+#define SFRAME_CACHE_NOENT		BIT(0)	/* no usable section: -ENOENT */
+#define SFRAME_CACHE_USE_FP		BIT(1)
+#define SFRAME_CACHE_RA_SAVED		BIT(2)
+#define SFRAME_CACHE_FP_SAVED		BIT(3)
+#define SFRAME_CACHE_RA_SIGNED		BIT(4)
+#define SFRAME_CACHE_OUTERMOST		BIT(5)
+
+/* A lookup result, packed into 32 bytes. */
 struct sframe_cache_entry {
-	unsigned long			ip;
-	u64				key;
-	struct unwind_user_frame	frame;
-	int				ret;
+	unsigned long	ip;
+	u64		key;
+	s32		cfa_off;
+	s32		ra_off;
+	s32		fp_off;
+	u8		flags;
 };
 
+/*
+ * Sets of SFRAME_CACHE_WAYS entries: a new entry goes to way 0 and moves the
+ * entry there to the next way, so a set keeps the last ones stored.
+ */
 struct sframe_cache {
-	struct sframe_cache_entry	entry[1 << SFRAME_CACHE_BITS];
-	unsigned int			busy;
+	struct sframe_cache_entry
+			set[1 << SFRAME_CACHE_SET_BITS][SFRAME_CACHE_WAYS];
+	unsigned int	busy;
 };
 
 static struct sframe_cache __percpu *sframe_cache __read_mostly;
@@ -233,6 +250,42 @@ out:
 	return ret;
 }
 
+static void sframe_cache_put(struct sframe_cache_entry *e, unsigned long ip,
+			     u64 key, int ret,
+			     const struct unwind_user_frame *frame)
+{
+	e->ip = ip;
+	e->key = key;
+	if (ret) {
+		e->flags = SFRAME_CACHE_NOENT;
+		return;
+	}
+	e->cfa_off = frame->cfa_off;
+	e->ra_off = frame->ra_off;
+	e->fp_off = frame->fp_off;
+	e->flags = (frame->use_fp ? SFRAME_CACHE_USE_FP : 0) |
+		   (frame->ra_saved ? SFRAME_CACHE_RA_SAVED : 0) |
+		   (frame->fp_saved ? SFRAME_CACHE_FP_SAVED : 0) |
+		   (frame->ra_signed ? SFRAME_CACHE_RA_SIGNED : 0) |
+		   (frame->outermost ? SFRAME_CACHE_OUTERMOST : 0);
+}
+
+static int sframe_cache_get(const struct sframe_cache_entry *e,
+			    struct unwind_user_frame *frame)
+{
+	if (e->flags & SFRAME_CACHE_NOENT)
+		return -ENOENT;
+	frame->cfa_off = e->cfa_off;
+	frame->ra_off = e->ra_off;
+	frame->fp_off = e->fp_off;
+	frame->use_fp = e->flags & SFRAME_CACHE_USE_FP;
+	frame->ra_saved = e->flags & SFRAME_CACHE_RA_SAVED;
+	frame->fp_saved = e->flags & SFRAME_CACHE_FP_SAVED;
+	frame->ra_signed = e->flags & SFRAME_CACHE_RA_SIGNED;
+	frame->outermost = e->flags & SFRAME_CACHE_OUTERMOST;
+	return 0;
+}
+
 /**
  * sframe_find_user() - look up the SFrame rule for a user address
  * @ip:		user instruction pointer of the current task
@@ -250,9 +303,10 @@ out:
  */
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 {
-	struct mm_struct *mm = current->mm;
-	struct sframe_cache_entry *e = NULL;
 	struct sframe_cache __percpu *cache = sframe_cache;
+	struct sframe_cache_entry *set = NULL;
+	struct mm_struct *mm = current->mm;
+	unsigned int i;
 	u64 key;
 	int ret;
 
@@ -265,23 +319,21 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 
 	/* A lookup that interrupted another one on this CPU goes uncached. */
 	if (cache && this_cpu_inc_return(cache->busy) == 1) {
-		e = this_cpu_ptr(&cache->entry[hash_64(ip ^ key,
-						       SFRAME_CACHE_BITS)]);
-		if (e->ip == ip && e->key == key) {
-			ret = e->ret;
-			if (!ret)
-				*frame = e->frame;
-			goto out;
+		set = *this_cpu_ptr(&cache->set[hash_64(ip ^ key,
+						       SFRAME_CACHE_SET_BITS)]);
+		for (i = 0; i < SFRAME_CACHE_WAYS; i++) {
+			if (set[i].ip == ip && set[i].key == key) {
+				ret = sframe_cache_get(&set[i], frame);
+				goto out;
+			}
 		}
 	}
 
 	ret = sframe_lookup(mm, ip, frame);
-	if (e && (!ret || ret == -ENOENT)) {
-		e->ip = ip;
-		e->key = key;
-		e->ret = ret;
-		if (!ret)
-			e->frame = *frame;
+	if (set && (!ret || ret == -ENOENT)) {
+		for (i = SFRAME_CACHE_WAYS - 1; i > 0; i--)
+			set[i] = set[i - 1];
+		sframe_cache_put(&set[0], ip, key, ret, frame);
 	}
 out:
 	if (cache)

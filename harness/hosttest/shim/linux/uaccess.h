@@ -17,4 +17,23 @@ unsigned long __must_check copy_from_user(void *to, const void __user *from,
 /* Kernel semantics: 0 on success, -EFAULT if any byte could not be read. */
 long copy_from_user_nofault(void *dst, const void __user *src, size_t size);
 
+/*
+ * User access windows: no window state to keep on the host; each
+ * unsafe_get_user() is a checked copy_from_user_nofault().
+ */
+static inline void pagefault_disable(void) {}
+static inline void pagefault_enable(void) {}
+static inline bool user_read_access_begin(const void __user *ptr, size_t len)
+{
+	(void)ptr;
+	(void)len;
+	return true;
+}
+static inline void user_read_access_end(void) {}
+#define unsafe_get_user(x, ptr, label)					\
+	do {								\
+		if (copy_from_user_nofault(&(x), (ptr), sizeof(*(ptr))))	\
+			goto label;					\
+	} while (0)
+
 #endif /* _HOSTSHIM_LINUX_UACCESS_H */

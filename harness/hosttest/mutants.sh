@@ -23,16 +23,22 @@ export REGRESS_DIR=$SCRATCH/regress
 command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
 
 # name~old text~new text   (\n = newline, \t = tab; exact match, once)
+# (sframe_read()'s own range check is not mutated: every caller checks its
+# range first, so removing it changes nothing observable; it stays as the
+# last line of defence.)
 MUTANTS=$(cat <<'LIST'
 pcmask-ignored~\t\tpc_off %= fde.rep_size;~\t\t(void)0;
 fre-boundary-off-by-one~\t\tif (fre.start > pc_off)\n\t\t\tbreak;~\t\tif (fre.start >= pc_off)\n\t\t\tbreak;
-no-section-bounds-check~\tif (addr < tbl->sec_start || addr >= tbl->sec_end ||\n\t    len > tbl->sec_end - addr)\n\t\treturn -EINVAL;~\tif (tbl && 0)\n\t\treturn -EINVAL;
+window-bounds-unchecked~\tif (addr < tbl->fres_start || addr >= tbl->fres_end ||\n\t    len > tbl->fres_end - addr || len > SFRAME_WINDOW_SIZE)\n\t\treturn -EINVAL;~\tif (len > SFRAME_WINDOW_SIZE)\n\t\treturn -EINVAL;
 pcrel-ignored~\t\tbase = fde_addr;~\t\tbase = fde_addr - fde_addr + tbl->sec_start;
 v2-rep-size-ignored~\t\tfde->rep_size = raw.rep_size;~\t\tfde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
 unsorted-fdes-accepted~\t\tif (i && fde.func_start < prev_start)~\t\tif (i && fde.func_start < prev_start && 0)
 fixed-ra-ignored~\tif (tbl->fixed_ra_off) {~\tif (0) {
-lookup-may-fault~\t\tret = sframe_read_fre(tbl, addr, addr_size, &fre, false);~\t\tret = sframe_read_fre(tbl, addr, addr_size, &fre, true);
-no-func-size-check~\tif (ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
+lookup-may-fault~\tsframe_window_init(&w, false);~\tsframe_window_init(&w, true);
+no-func-size-check~\tif (ip < fde->func_start || ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
+search-start-exclusive~\t\tif (sframe_func_start(tbl, addr, start) <= ip) {~\t\tif (sframe_func_start(tbl, addr, start) < ip) {
+window-never-refilled~\t    len > w->len - (addr - w->start)) {~\t    len > w->len - (addr - w->start) && w->len == 0) {
+window-validation-reads-ahead~\t\tsize = w->may_fault ? len : tbl->fres_end - addr;~\t\tsize = tbl->fres_end - addr;
 fre-order-unchecked~\t\tif (fre.start >= limit || (i && fre.start <= prev))~\t\tif (fre.start >= limit || (i && fre.start < prev))
 fre-end-unchecked~\tif (addr + fre->size > tbl->fres_end || addr + fre->size < addr)\n\t\treturn -EINVAL;~
 fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)~\tif (h->fdes_off > data_size || (fdes_size > data_size - h->fdes_off && 0))

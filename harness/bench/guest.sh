@@ -1,0 +1,133 @@
+#!/bin/sh
+# Guest side of harness/bench/bench.sh: runs every measurement in one boot,
+# in the shared directory holding the programs, and appends key=value lines
+# to results-KIND.txt there.
+#
+#   sh guest.sh KIND REPS ARCH [PARTS]
+#
+# KIND names the boot (icount or wall), REPS is the number of repetitions
+# of each timed measurement (the host takes medians). PARTS (default
+# "cost scale perf cold") selects the measurements.
+set -u
+kind=$1 reps=$2 arch=$3
+parts=${4:-cost scale perf cold}
+res=results-$kind.txt
+S=/proc/sys/kernel/unwind_user_sframe
+: >"$res"
+status=0
+
+# Iterations of one timed loop of ubench (one sample each).
+N=${BENCH_N:-1000}
+# FDE-count scaling sizes (the programs ubench-scale-N).
+SIZES="10 100 1000 10000 100000 1000000"
+LIBS="1 10 100 1000"
+# dlopen()ed and dlclose()d before each repetition: new SFrame registrations,
+# so a per-IP lookup cache starts afresh (in a new layout) every repetition.
+G=./liblc.so
+# perf.data comparison: workload iterations, cpu-clock period (ns).
+PERF_ITERS=${BENCH_PERF_ITERS:-50000000}
+PERF_PERIOD=${BENCH_PERF_PERIOD:-100000}
+# Cold start: runs, period (ns), run time (ms).
+COLD_RUNS=${BENCH_COLD_RUNS:-10}
+
+log() { echo "$*" >>"$res"; }
+run() {
+	"$@" >>"$res" 2>&1 || { log "FAILED: $*"; status=1; }
+}
+mark() { log "part $1 uptime=$(cut -d' ' -f1 /proc/uptime)"; }
+has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+
+[ -w "$S" ] || { log "FAILED: no $S (kernel without the SFrame unwinder?)"; exit 1; }
+echo 512 >/proc/sys/kernel/perf_event_max_stack ||
+	{ log "FAILED: cannot raise kernel.perf_event_max_stack"; exit 1; }
+log "kernel release=$(uname -r) version=$(uname -v | tr ' ' '_')"
+
+# Cost and scaling: the same addresses in every run (an IP cache indexed by
+# address may otherwise hit or collide differently per run). perf.data and
+# cold start: randomisation as configured (it also decides how much stack
+# --call-graph dwarf copies: up to 8 KiB, at most to TASK_SIZE).
+aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null || echo n/a)
+aslr_off() {
+	echo 0 >/proc/sys/kernel/randomize_va_space 2>/dev/null ||
+		log "note: cannot turn off address space randomisation"
+}
+aslr_restore() {
+	[ "$aslr" = n/a ] || echo "$aslr" >/proc/sys/kernel/randomize_va_space
+}
+log "aslr randomize_va_space=$aslr"
+
+aslr_off
+if has cost; then
+	mark cost
+	# SFrame build, SFrame on; frame-pointer build, SFrame off (pure frame
+	# pointer walk) and on (lookup misses, then frame pointers).
+	echo 1 >$S; run ./ubench-sf -t sf -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	echo 0 >$S; run ./ubench-fp -t fp -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	echo 1 >$S; run ./ubench-fp -t fp-sfon -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	# Sanity: the SFrame build unwound with frame pointers only is broken.
+	echo 0 >$S; run ./ubench-sf -t sf-off -N -D 16 -C 1 -n 100 -r 1
+	echo 1 >$S
+fi
+
+if has scale; then
+	mark scale
+	for n in $SIZES; do
+		run ./ubench-scale-"$n" -t "fde-$n" -D 16 -C 1,32 -n "$N" -r "$reps" -g $G
+	done
+	for l in $LIBS; do
+		run ./ubench-sf -t "libs-$l" -D 16 -C 1,64 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -g $G
+		run ./ubench-sf -t "libchain-$l" -D 16 -C 1,64 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -x -g $G
+	done
+fi
+
+aslr_restore
+if has perf; then
+	mark perf
+	# arm64: perf 6.1's -g adds the link register as a caller itself (see
+	# the project README); the event term records the kernel's chain as is.
+	if [ "$arch" = arm64 ]; then
+		G="-e cpu-clock/call-graph=fp/"
+	else
+		G="-e cpu-clock -g"
+	fi
+	chain=w16,w15,w14,w13,w12,w11,w10,w9,w8,w7,w6,w5,w4,w3,w2,w1,main
+	r=0
+	while [ $r -lt "$reps" ]; do
+		run ./tmrun "base-sf" ./perfwl-sf "$PERF_ITERS"
+		run ./tmrun "base-fp" ./perfwl-fp "$PERF_ITERS"
+		for v in sf fp dwarf; do
+			case $v in
+			sf) opts=$G prog=perfwl-sf ;;
+			fp) opts=$G prog=perfwl-fp ;;
+			dwarf) opts="-e cpu-clock --call-graph dwarf" prog=perfwl-sf ;;
+			esac
+			rm -f /tmp/$v.data
+			# shellcheck disable=SC2086
+			run ./tmrun "rec-$v" perf record -q -c "$PERF_PERIOD" $opts \
+				-o /tmp/$v.data ./$prog "$PERF_ITERS"
+			if [ $r = 0 ]; then
+				size=$(wc -c </tmp/$v.data)
+				perf script -i /tmp/$v.data -F comm,tid,ip,sym,dso \
+					>/tmp/$v.txt 2>/tmp/$v.err || { log "FAILED: perf script $v"; status=1; }
+				total=$(grep -c '^[^ 	]' /tmp/$v.txt)
+				c=$(awk -f ./chains.awk -v comm=$prog -v chain=$chain /tmp/$v.txt |
+					tr '\n' ' ' | sed 's/top=.*//')
+				log "perfdata variant=$v bytes=$size samples=$total $c"
+				awk -f ./chains.awk -v comm=$prog -v chain=$chain /tmp/$v.txt |
+					sed -n "s/^top=/perftop variant=$v top=/p" >>"$res"
+			fi
+			rm -f /tmp/$v.data /tmp/$v.txt
+		done
+		r=$((r + 1))
+	done
+fi
+
+if has cold; then
+	mark cold
+	echo 1 >$S
+	run ./cold "$COLD_RUNS" 20000 300
+fi
+
+mark end
+log "guest-done status=$status"
+exit $status

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+# Markdown tables of the unwind benchmark from the key=value lines that
+# guest.sh (results-icount.txt, results-wall.txt) and hostbench
+# (host.txt) write; see harness/bench/README.md.
+#
+#   report.py DIR META
+#
+# META: key=value lines from bench.sh (command, date, kernel, config, ...).
+import math
+import os
+import statistics
+import sys
+
+
+def kv(line):
+    d = {}
+    for f in line.split()[1:]:
+        if "=" in f:
+            k, v = f.split("=", 1)
+            d[k] = v
+    return d
+
+
+def load(path):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line:
+                out.append(line)
+    return out
+
+
+def num(x, nd=0):
+    if x is None:
+        return "n/a"
+    if nd == 0:
+        return f"{x:,.0f}"
+    return f"{x:,.{nd}f}"
+
+
+def ratio(a, b, nd=2):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return f"{a / b:.{nd}f}"
+
+
+def main():
+    d, metaf = sys.argv[1], sys.argv[2]
+    meta = {}
+    for line in load(metaf):
+        k, _, v = line.partition("=")
+        meta[k] = v
+    runs = {k: load(os.path.join(d, f"results-{k}.txt")) for k in ("icount", "wall")}
+    host = [kv(x) for x in load(os.path.join(d, "host.txt")) if x.startswith("host ")]
+
+    cost = {}
+    for kind, lines in runs.items():
+        for x in lines:
+            if x.startswith("cost "):
+                c = kv(x)
+                key = (kind, c["label"], c["lib"], int(c["chains"]), int(c["depth"]))
+                cost[key] = c
+
+    def get(kind, label, chains, depth, field="per_frame", lib="main"):
+        # wall clock: the median of the paired (back-to-back) differences
+        if kind == "wall" and field == "per_frame":
+            field = "paired_per_frame"
+        c = cost.get((kind, label, lib, chains, depth))
+        return float(c[field]) if c else None
+
+    def checked(label, chains, depth, lib="main"):
+        c = cost.get(("icount", label, lib, chains, depth))
+        if not c:
+            return "n/a"
+        return c["verified"]
+
+    o = []
+    p = o.append
+    arch = meta.get("arch", "?")
+    p(f"# SFrame user unwinding benchmark ({arch})")
+    p("")
+    p(f"- command: `{meta.get('command', '')}`")
+    p(f"- date: {meta.get('date', '')}; run time {meta.get('elapsed', '?')} s "
+      f"(icount boot {meta.get('boot_icount', '?')} s, wall-clock boot "
+      f"{meta.get('boot_wall', '?')} s)")
+    p(f"- kernel: {meta.get('kernel', '')}")
+    p(f"- kernel image: {meta.get('image', '')}")
+    p(f"- kernel config: {meta.get('config', '')}")
+    p(f"- guest: {meta.get('guest', '')}")
+    p(f"- host: {meta.get('host', '')}")
+    p("")
+    p("Instruction counts come from the boot with `-icount shift=0` (1 guest ns = "
+      "1 guest instruction; medians of the repetitions); wall-clock figures from a "
+      "second boot without icount (median of the per-repetition differences "
+      "chain - none, each pair timed back to back; TCG on a shared host: not "
+      "hardware time, and noisy). Address space randomisation is off in the "
+      "guest for the cost and scaling parts, so that every run samples the same "
+      "addresses (on, as configured, for perf.data and cold start). Every cost point first checked the sampled chains entry by entry "
+      "(\"chains checked\": complete/checked samples).")
+    p("")
+
+    # ---- 1. per-sample cost ----------------------------------------------
+    p("## 1. Unwind cost per sample, same chain: SFrame vs frame pointers")
+    p("")
+    p("Cost = time of a sampled iteration with the user call chain minus without "
+      "it. `chains` = distinct copies of the chain cycled over: 1 = the same IPs "
+      "every sample, 64 = 64 x 128 distinct functions (IPs not repeated within "
+      "64 samples). Before each repetition an SFrame library is mapped and "
+      "unmapped (new registrations: a per-IP cache starts afresh); SFrame "
+      "instr/frame: median (min-max) over the repetitions.")
+    p("")
+    p("| depth | chains | SFrame instr/sample | SFrame instr/frame | FP instr/frame | "
+      "SFrame/FP | FP build, SFrame on: instr/frame | wall ns/frame SFrame | "
+      "wall ns/frame FP | wall SFrame/FP | chains checked (SF / FP / FP+on) |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
+    for chains in (1, 64):
+        for depth in (4, 16, 64, 128):
+            sf = get("icount", "sf", chains, depth)
+            fp = get("icount", "fp", chains, depth)
+            fpon = get("icount", "fp-sfon", chains, depth)
+            wsf = get("wall", "sf", chains, depth)
+            wfp = get("wall", "fp", chains, depth)
+            rng = ""
+            if get("icount", "sf", chains, depth, "paired_min_per_frame") is not None:
+                rng = (f" ({num(get('icount', 'sf', chains, depth, 'paired_min_per_frame'))}-"
+                       f"{num(get('icount', 'sf', chains, depth, 'paired_max_per_frame'))})")
+            p(f"| {depth} | {chains} | {num(get('icount', 'sf', chains, depth, 'unwind'))} | "
+              f"{num(sf)}{rng} | {num(fp)} | {ratio(sf, fp)} | {num(fpon)} | "
+              f"{num(wsf)} | {num(wfp)} | {ratio(wsf, wfp)} | "
+              f"{checked('sf', chains, depth)} / {checked('fp', chains, depth)} / "
+              f"{checked('fp-sfon', chains, depth)} |")
+    p("")
+    bl = [x for x in runs["icount"] if x.startswith("broken-as-expected")]
+    if bl:
+        p("Sanity check: the SFrame build with `kernel.unwind_user_sframe=0` "
+          f"(frame pointers only): {bl[0].split(': ', 1)[-1]}.")
+        p("")
+
+    # ---- 2. scaling -------------------------------------------------------
+    p("## 2. Scaling")
+    p("")
+    p("### 2a. Cost per frame against the number of FDEs in the program")
+    p("")
+    p("Programs with N filler functions (one FDE each; half linked before the "
+      "chain, half after) and 32 copies of a 16-deep chain (512 distinct IPs: "
+      "lookups mostly miss a per-IP cache); depth 16.")
+    p("")
+    hostf = {h["file"]: h for h in host}
+    p("| filler functions | FDEs in .sframe | .sframe bytes | instr/frame, 1 chain | "
+      "instr/frame, 32 chains | wall ns/frame, 32 chains | host ns/lookup random | "
+      "host ns/lookup repeated | chains checked |")
+    p("|---|---|---|---|---|---|---|---|---|")
+    sizes = sorted({int(k[1][4:]) for k in cost if k[1].startswith("fde-")})
+    for n in sizes:
+        lab = f"fde-{n}"
+        h = hostf.get(f"ubench-scale-{n}", {})
+        p(f"| {n:,} | {int(h['fdes']):,} | {int(h['bytes']):,} | " if h else f"| {n:,} | n/a | n/a | ")
+        o[-1] += (f"{num(get('icount', lab, 1, 16))} | {num(get('icount', lab, 32, 16))} | "
+                  f"{num(get('wall', lab, 32, 16))} | {h.get('random_ns', 'n/a')} | "
+                  f"{h.get('repeated_ns', 'n/a')} | {checked(lab, 1, 16)}, {checked(lab, 32, 16)} |")
+    p("")
+    p("### 2b. Cost per frame against the number of SFrame libraries mapped")
+    p("")
+    p("One small SFrame library copied to N files and dlopen()ed N times; depth 16. "
+      "Main chain: in the program; library chain: in the last library loaded "
+      "(64 copies of a 16-deep chain).")
+    p("")
+    p("| libraries | instr/frame main chain, 1 chain | main, 64 chains | "
+      "library chain, 1 chain | library, 64 chains | wall ns/frame main, 64 chains | "
+      "wall ns/frame library, 64 chains | chains checked |")
+    p("|---|---|---|---|---|---|---|---|")
+    libs = sorted({int(k[1][5:]) for k in cost if k[1].startswith("libs-")})
+    for n in libs:
+        lab, lc = f"libs-{n}", f"libchain-{n}"
+        p(f"| {n:,} | {num(get('icount', lab, 1, 16))} | {num(get('icount', lab, 64, 16))} | "
+          f"{num(get('icount', lc, 1, 16, lib='lib'))} | {num(get('icount', lc, 64, 16, lib='lib'))} | "
+          f"{num(get('wall', lab, 64, 16))} | {num(get('wall', lc, 64, 16, lib='lib'))} | "
+          f"{checked(lab, 1, 16)}, {checked(lab, 64, 16)}, {checked(lc, 1, 16, 'lib')}, "
+          f"{checked(lc, 64, 16, 'lib')} |")
+    p("")
+
+    # ---- 3. perf.data -----------------------------------------------------
+    p("## 3. perf record: perf.data size and overhead")
+    p("")
+    p(f"`perf record` (guest perf) of the same workload (main -> w1 .. w16, spinning "
+      f"in w16; {meta.get('perf_iters', '?')} iterations), cpu-clock, period "
+      f"{meta.get('perf_period', '?')} ns. Bytes/sample = perf.data size / samples "
+      "(headers and side-band records included). Complete = samples in w16 whose "
+      "user chain is w16 .. w1 main (harness/demo/chains.awk). Run times (medians of "
+      "the repetitions): the workload's own loop (CLOCK_MONOTONIC inside it: the "
+      "sampling cost the workload sees) and the whole command (perf's start-up, "
+      "event setup and perf.data writing included).")
+    p("")
+    p("| variant | samples | bytes/sample | dwarf/this | complete/leaf | "
+      "workload loop, instr: alone / recorded (overhead) | "
+      "workload loop, wall ms: alone / recorded (overhead) | "
+      "whole command, instr: alone / perf record (overhead) | "
+      "whole command, wall ms: alone / perf record (overhead) |")
+    p("|---|---|---|---|---|---|---|---|---|")
+
+    def tm(kind, own=False):
+        # tmrun: the whole command; perfwl (just before it): the
+        # workload's own loop.
+        t, last = {}, None
+        for x in runs[kind]:
+            if x.startswith("perfwl "):
+                last = int(kv(x)["ns"])
+            elif x.startswith("tmrun "):
+                c = kv(x)
+                v = last if own else int(c["ns"])
+                if v is not None:
+                    t.setdefault(c["label"], []).append(v)
+                last = None
+        return {k: statistics.median(v) for k, v in t.items()}
+    tmi, tmw = tm("icount"), tm("wall")
+    owi, oww = tm("icount", True), tm("wall", True)
+    pdv = {}
+    for x in runs["icount"]:
+        if x.startswith("perfdata "):
+            c = kv(x)
+            pdv[c["variant"]] = c
+    names = {"sf": "-g, SFrame build", "fp": "-g, frame-pointer build",
+             "dwarf": "--call-graph dwarf, SFrame build"}
+    base = {"sf": "base-sf", "fp": "base-fp", "dwarf": "base-sf"}
+
+    def bps(v):
+        c = pdv.get(v)
+        if not c or not int(c["samples"]):
+            return None
+        return int(c["bytes"]) / int(c["samples"])
+    for v in ("sf", "fp", "dwarf"):
+        c = pdv.get(v, {})
+        def cell(t, scale, unit):
+            a, b = t.get(base[v]), t.get(f"rec-{v}")
+            if not a or not b:
+                return "n/a"
+            return f"{num(a / scale)}{unit} / {num(b / scale)}{unit} ({(b / a - 1) * 100:+.0f}%)"
+        p(f"| {names[v]} | {c.get('samples', 'n/a')} | {num(bps(v))} | "
+          f"{ratio(bps('dwarf'), bps(v), 1)} | {c.get('full', '?')}/{c.get('leaf', '?')} | "
+          f"{cell(owi, 1e6, 'M')} | {cell(oww, 1e6, '')} | {cell(tmi, 1e6, 'M')} | {cell(tmw, 1e6, '')} |")
+    p("")
+
+    # ---- 4. cold start ----------------------------------------------------
+    p("## 4. Cold start")
+    p("")
+    p("A freshly exec'd SFrame program (main -> a -> b -> c, 10,000 filler "
+      "functions: a .sframe of many pages) sampled from its first instruction "
+      "(enable_on_exec), cpu-clock every 20 us. Samples before the program's own "
+      "code runs (ld.so, libc start-up) are counted, then the next 20 are shown: "
+      "C = complete chain in the leaf c, x = incomplete chain in the leaf, "
+      ". = sample in a/b/main, - = elsewhere (ld.so, libc start-up). "
+      "Kernel as it is (a miss schedules a task_work that faults the section in).")
+    p("")
+    for kind in ("icount", "wall"):
+        cl = [kv(x) for x in runs[kind] if x.startswith("cold run=")]
+        cs = [kv(x) for x in runs[kind] if x.startswith("cold-summary")]
+        if not cl:
+            continue
+        p(f"{'icount boot' if kind == 'icount' else 'wall-clock boot'}:")
+        p("")
+        p("| run | samples before the program's code | next samples | "
+          "complete / leaf (first 20 leaf samples) | "
+          "first miss (leaf sample #) | leaf samples from the miss to the first complete |")
+        p("|---|---|---|---|---|---|")
+        for c in cl:
+            miss = c["first_miss"]
+            p(f"| {c['run']} | {c.get('before', '?')} | `{c['samples']}` | {c['complete_first']}/{c['leaf']} | "
+              f"{'none' if miss == '-1' else miss} | "
+              f"{'-' if miss == '-1' else ('never' if c['recovered_after'] == '-1' else c['recovered_after'])} |")
+        if cs:
+            s = cs[0]
+            p("")
+            p(f"Total: {s['complete']}/{s['leaf']} leaf samples complete; runs with a "
+              f"miss {s['runs_with_miss']}/{s['runs']}; leaf samples from the miss to "
+              f"the first complete one: mean {s['recover_mean']}, max {s['recover_max']}.")
+        p("")
+
+    # ---- 5. host micro-benchmark -----------------------------------------
+    p("## 5. Host micro-benchmark of the decoder")
+    p("")
+    p("kernel/unwind/sframe.c built for the host with the harness/hosttest shims "
+      "(-O2, no sanitizers; the shim's bounds-checked copy_from_user_nofault() "
+      "included), sframe_find() on the .sframe of the benchmark programs: random "
+      "IPs (4,096 addresses with an FDE, random order) and one repeated IP; "
+      f"median ns per lookup. Host: {meta.get('host', '')}.")
+    p("")
+    p("| program | FDEs | .sframe bytes | ns/lookup random | ns/lookup repeated |")
+    p("|---|---|---|---|---|")
+    for h in host:
+        p(f"| {h['file']} | {int(h['fdes']):,} | {int(h['bytes']):,} | {h['random_ns']} | {h['repeated_ns']} |")
+    p("")
+
+    # ---- goals ------------------------------------------------------------
+    p("## Goals (figures from the tables above)")
+    p("")
+    p("| goal | measured |")
+    p("|---|---|")
+    r64 = [(d, get("icount", "sf", 64, d), get("icount", "fp", 64, d)) for d in (4, 16, 64, 128)]
+    r1 = [(d, get("icount", "sf", 1, d), get("icount", "fp", 1, d)) for d in (4, 16, 64, 128)]
+
+    def rl(rs):
+        return ", ".join(f"{d}: {ratio(a, b)}" for d, a, b in rs)
+    p(f"| SFrame/FP per frame <= 1.5 (distinct IPs, 64 chains) | depth {rl(r64)} |")
+    p(f"| SFrame/FP per frame <= 1.2 (repeated IPs, 1 chain) | depth {rl(r1)} |")
+    if sizes and hostf:
+        a, b = sizes[0], sizes[-1]
+        ha, hb = hostf.get(f"ubench-scale-{a}"), hostf.get(f"ubench-scale-{b}")
+        ca, cb = get("icount", f"fde-{a}", 32, 16), get("icount", f"fde-{b}", 32, 16)
+        if ha and hb and ca and cb:
+            la, lb = math.log2(int(ha["fdes"])), math.log2(int(hb["fdes"]))
+            p(f"| per frame grows no faster than log(FDEs) | {int(ha['fdes']):,} -> "
+              f"{int(hb['fdes']):,} FDEs: per frame x{cb / ca:.2f} (32 chains), "
+              f"log2(FDEs) x{lb / la:.2f} |")
+    if libs:
+        a, b = libs[0], libs[-1]
+        ca, cb = get("icount", f"libs-{a}", 64, 16), get("icount", f"libs-{b}", 64, 16)
+        if ca and cb:
+            p(f"| per frame grows no faster than log(sections) | {a} -> {b} libraries: "
+              f"per frame x{cb / ca:.2f} (64 chains); log2(sections) "
+              f"x{math.log2(b + 2) / math.log2(a + 2):.2f} (program + libraries) |")
+    if bps("sf") and bps("dwarf"):
+        p(f"| perf.data per sample >= 25x smaller than dwarf, chains as complete | "
+          f"dwarf/SFrame bytes per sample {bps('dwarf') / bps('sf'):.1f}; complete "
+          f"{pdv['sf'].get('full')}/{pdv['sf'].get('leaf')} (SFrame) vs "
+          f"{pdv['dwarf'].get('full')}/{pdv['dwarf'].get('leaf')} (dwarf) |")
+    cs = [kv(x) for x in runs["icount"] if x.startswith("cold-summary")]
+    if cs:
+        p(f"| cold start: complete from the second sample period after the first miss | "
+          f"leaf samples from the miss to the first complete one: mean "
+          f"{cs[0]['recover_mean']}, max {cs[0]['recover_max']} "
+          f"(runs with a miss: {cs[0]['runs_with_miss']}/{cs[0]['runs']}) |")
+    p("")
+    for kind in ("icount", "wall"):
+        marks = [(x.split()[1], float(kv(x)["uptime"])) for x in runs[kind] if x.startswith("part ")]
+        if len(marks) > 1:
+            p(f"Guest time per part ({kind} boot, guest seconds): " + ", ".join(
+                f"{a[0]} {b[1] - a[1]:.0f}" for a, b in zip(marks, marks[1:])) + ".")
+            p("")
+    fails = [x for k in runs for x in runs[k] if x.startswith(("FAILED", "CHAIN-CHECK-FAILED"))]
+    if fails:
+        p("## Failures")
+        p("")
+        for x in fails:
+            p(f"- {x}")
+        p("")
+    sys.stdout.write("\n".join(o) + "\n")
+
+
+main()

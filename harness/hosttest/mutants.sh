@@ -37,7 +37,7 @@ fixed-ra-ignored~\tif (tbl->fixed_ra_off) {~\tif (0) {
 lookup-may-fault~\tsframe_window_init(&w, false);~\tsframe_window_init(&w, true);
 no-func-size-check~\tif (ip < fde->func_start || ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
 search-start-exclusive~\t\tif (sframe_func_start(tbl, addr, start) <= ip) {~\t\tif (sframe_func_start(tbl, addr, start) < ip) {
-window-never-refilled~\t    len > w->len - (addr - w->start)) {~\t    len > w->len - (addr - w->start) && w->len == 0) {
+window-stale-tail~\t    len > w->len - (addr - w->start)) {~\t    len > w->len + 8 - (addr - w->start)) {
 window-validation-reads-ahead~\t\tsize = w->may_fault ? len : tbl->fres_end - addr;~\t\tsize = tbl->fres_end - addr;
 fre-order-unchecked~\t\tif (fre.start >= limit || (i && fre.start <= prev))~\t\tif (fre.start >= limit || (i && fre.start < prev))
 fre-end-unchecked~\tif (addr + fre->size > tbl->fres_end || addr + fre->size < addr)\n\t\treturn -EINVAL;~

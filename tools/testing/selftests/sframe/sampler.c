@@ -133,16 +133,6 @@ struct rec_lost {
 	uint64_t lost;
 };
 
-/* PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN */
-struct rec_sample {
-	struct perf_event_header header;
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t nr;
-	uint64_t ips[];
-};
-
 void diag(const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <linux/perf_event.h>
+
 #include "kselftest.h"
 
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
@@ -51,6 +53,19 @@ struct sample {
 	/* without a symbol: mapped file (or NULL) and offset (or address) */
 	const char *obj[SAMPLE_MAX_FRAMES];
 	uint64_t addr[SAMPLE_MAX_FRAMES];
+};
+
+/*
+ * A sample record as the sampler asks for it: PERF_SAMPLE_IP |
+ * PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN.
+ */
+struct rec_sample {
+	struct perf_event_header header;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t nr;
+	uint64_t ips[];
 };
 
 struct sampler_buf;

@@ -890,16 +890,6 @@ static int kmsg_scan(int fd, const char *name)
 /* Chains                                                              */
 /* ------------------------------------------------------------------ */
 
-/* PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN */
-struct raw_sample {
-	struct perf_event_header header;
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t nr;
-	uint64_t ips[];
-};
-
 /* The kernel image, [_text, _end), from /proc/kallsyms. */
 static void kernel_image(uint64_t *start, uint64_t *end)
 {
@@ -948,7 +938,7 @@ static unsigned long kernel_entries(const struct sampler *s, pid_t pid,
 	*samples = 0;
 	*odd = 0;
 	while (off + sizeof(struct perf_event_header) <= s->raw_len) {
-		const struct raw_sample *r = (const void *)(s->raw + off);
+		const struct rec_sample *r = (const void *)(s->raw + off);
 
 		if (r->header.size < sizeof(r->header))
 			break;

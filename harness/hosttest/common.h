@@ -188,4 +188,13 @@ static inline void put_u16(uint8_t *p, uint16_t v)
 #define F_SORTED	0x1
 #define F_PCREL		0x4
 
+/*
+ * A section the decoder refuses: malformed (-EINVAL), or of a format
+ * version it does not know (-EOPNOTSUPP, from sframe_table_init()).
+ */
+static inline int rc_refused(int rc)
+{
+	return rc == -EINVAL || rc == -EOPNOTSUPP;
+}
+
 #endif /* HOSTTEST_COMMON_H */

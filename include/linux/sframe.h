@@ -54,11 +54,25 @@ struct sframe_table {
 	s8		fixed_ra_off;
 };
 
+/**
+ * struct sframe_validation - progress of a section's validation
+ * @next_fde:	the next function descriptor to check
+ * @prev_start:	start address of the last descriptor checked
+ * @fres:	rows of the descriptors checked so far
+ */
+struct sframe_validation {
+	u32		next_fde;
+	unsigned long	prev_start;
+	u64		fres;
+};
+
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		      size_t hdr_len, unsigned long sec_start,
 		      unsigned long sec_size, unsigned long text_start,
 		      unsigned long text_end, u8 abi);
 int sframe_table_validate(const struct sframe_table *tbl);
+int sframe_table_validate_resume(const struct sframe_table *tbl,
+				 struct sframe_validation *v);
 int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame);
 

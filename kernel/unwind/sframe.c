@@ -28,6 +28,8 @@
 
 /* A function with more rows than this is rejected by the validation. */
 #define SFRAME_MAX_FRES_PER_FDE		8192
+/* Descriptors or rows validated between checks for a fatal signal. */
+#define SFRAME_VALIDATE_BATCH		1024
 
 static int sframe_read(const struct sframe_table *tbl, void *dst,
 		       unsigned long addr, size_t len, bool may_fault)
@@ -92,7 +94,8 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		tbl->fde_size = sizeof(struct sframe_fde_v2);
 		break;
 	default:
-		return -EINVAL;
+		/* A format this kernel does not know, not a malformed one. */
+		return -EOPNOTSUPP;
 	}
 
 	hdr_size = sizeof(*h) + h->auxhdr_len;
@@ -196,8 +199,9 @@ static int sframe_search_fdes(const struct sframe_table *tbl,
 
 	if (!tbl->num_fdes)
 		return -ENOENT;
+	/* User memory is not the task's now (switch_mm): nothing is missing. */
 	if (!nmi_uaccess_okay())
-		return -EFAULT;
+		return -EBUSY;
 
 	pagefault_disable();
 	if (!user_read_access_begin(fdes, size))
@@ -550,6 +554,11 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	for (i = 0; i < fde->fres_num; i++) {
 		u32 prev = fre.start;
 
+		if (i && !(i % SFRAME_VALIDATE_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
 		ret = sframe_read_fre(tbl, &w, addr, addr_size, &fre);
 		if (ret)
 			return ret;
@@ -561,8 +570,9 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 }
 
 /**
- * sframe_table_validate() - check a whole section before it is used
+ * sframe_table_validate_resume() - check a whole section, in steps if need be
  * @tbl:	a table set up by sframe_table_init()
+ * @v:		progress of the validation; zeroed before the first call
  *
  * Re-reads the header from user memory and checks that it still matches,
  * then checks every function descriptor (sorted, inside the text, a known
@@ -570,18 +580,24 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
  * addresses increasing and inside the function, a known offset encoding).
  * The functions together may not have more rows than the header counts,
  * which bounds the work by the size of the section.
+ *
+ * The validation stops when the task has a fatal signal pending (-EINTR) or
+ * when a page of the section cannot be read (-EFAULT); @v then records the
+ * descriptors checked so far, and the next call goes on from there instead
+ * of reading them again.
+ *
  * May fault and sleep: call it from task context only, without mmap_lock.
  *
- * Return: 0 if the section is usable, a negative error otherwise.
+ * Return: 0 if the section is usable; -EINTR or -EFAULT if the validation
+ * stopped early and may be resumed; another negative error if the section
+ * is not usable.
  */
-int sframe_table_validate(const struct sframe_table *tbl)
+int sframe_table_validate_resume(const struct sframe_table *tbl,
+				 struct sframe_validation *v)
 {
 	struct sframe_header hdr;
 	struct sframe_table copy;
-	unsigned long prev_start = 0;
 	struct sframe_fde fde;
-	u64 fres = 0;
-	u32 i;
 	int ret;
 
 	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
@@ -601,21 +617,40 @@ int sframe_table_validate(const struct sframe_table *tbl)
 	    copy.num_fres != tbl->num_fres)
 		return -EINVAL;
 
-	for (i = 0; i < tbl->num_fdes; i++) {
-		ret = sframe_read_fde(tbl, i, &fde, true);
+	for (; v->next_fde < tbl->num_fdes; v->next_fde++) {
+		if (!(v->next_fde % SFRAME_VALIDATE_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		ret = sframe_read_fde(tbl, v->next_fde, &fde, true);
 		if (ret)
 			return ret;
-		if (i && fde.func_start < prev_start)
+		if (v->next_fde && fde.func_start < v->prev_start)
 			return -EINVAL;
-		fres += fde.fres_num;
-		if (fres > tbl->num_fres)
+		if (v->fres + fde.fres_num > tbl->num_fres)
 			return -EINVAL;
 		ret = sframe_validate_fde(tbl, &fde);
 		if (ret)
 			return ret;
-		prev_start = fde.func_start;
-		if (!(i % 1024))
-			cond_resched();
+		v->fres += fde.fres_num;
+		v->prev_start = fde.func_start;
 	}
 	return 0;
+}
+
+/**
+ * sframe_table_validate() - check a whole section before it is used
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * sframe_table_validate_resume() in one go.
+ * May fault and sleep: call it from task context only, without mmap_lock.
+ *
+ * Return: 0 if the section is usable, a negative error otherwise.
+ */
+int sframe_table_validate(const struct sframe_table *tbl)
+{
+	struct sframe_validation v = {};
+
+	return sframe_table_validate_resume(tbl, &v);
 }

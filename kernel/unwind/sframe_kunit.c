@@ -189,7 +189,7 @@ static void sframe_test_header(struct kunit *test)
 	h->preamble.version = 3;
 	KUNIT_EXPECT_EQ(test, sframe_table_init(&tbl, h, len, 0x1000, len,
 						TEXT_START, TEXT_END,
-						ARCH_SFRAME_ABI), -EINVAL);
+						ARCH_SFRAME_ABI), -EOPNOTSUPP);
 	h->preamble.version = SFRAME_VERSION_1;
 
 	h->preamble.flags = 0;

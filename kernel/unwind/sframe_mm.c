@@ -6,26 +6,36 @@
  * ELF file is mapped executable (the program and its interpreter at execve,
  * shared objects when ld.so maps them, dlopen() included), its program
  * headers are read from the file and a PT_GNU_SFRAME segment, if any, is
- * registered for the text range of that mapping. Unmapping the text drops
- * the registration, fork copies them, threads share them through the mm,
- * and exec and exit free them with the mm.
+ * registered for the text of that mapping. Unmapping any part of that text,
+ * whatever the mapping's flags by then, drops the registration; fork copies
+ * the registrations of the text the child inherits; threads share them
+ * through the mm; exec and exit free them with the mm.
  *
  * Registrations live in a maple tree in RCU mode keyed by text range, so
- * that the unwinder can look them up from any context without locks.
- * Writers hold mmap_lock (for write when removing) and the tree's own lock.
- * Sections are freed after an RCU grace period.
+ * that the unwinder can look them up from any context without locks. The
+ * tree is changed only with mmap_lock held for write (and the tree's own
+ * lock), and sections are freed after an RCU grace period. A file mapped
+ * in pieces (adjacent mappings of the same executable segment) is one
+ * registration. A process has at most vm.max_map_count registrations; the
+ * memory they take is charged to its memory cgroup.
  *
- * The section data stays in user memory. It is validated once in full, from
- * task context, before its first use; until then, and whenever a lookup
- * cannot read it without faulting, the unwinder falls back to frame pointers
- * for the frame and asks the task to fault the section in (task_work) when
- * it next returns to user space.
+ * The section data stays in user memory. It is validated in full, in task
+ * context, before the task returns to user space from the mmap (or execve)
+ * that registered it, so that its first samples already use it. A
+ * validation that meets a page that is not mapped yet, or a fatal signal,
+ * stops and goes on from where it was when a lookup next needs the section.
+ * Until it is validated, and whenever a lookup cannot read it without
+ * faulting, a lookup fails and the walk ends at that frame; a lookup that
+ * met a missing page asks the task to fault the section in (task_work)
+ * before it next returns to user space.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/dcache.h>
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/llist.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -44,31 +54,36 @@
 /* Sanity limits on what a file may ask the kernel to register. */
 #define SFRAME_MAX_PHNUM		128
 #define SFRAME_MAX_SECTION_SIZE		(512UL << 20)
-/* Validation attempts that may fault before a section is given up. */
-#define SFRAME_MAX_FAULT_TRIES		8
 
 /* sframe_section.state bits */
 #define SFRAME_SEC_CHECKED		0	/* validated, usable */
 #define SFRAME_SEC_BAD			1	/* rejected, never used */
-#define SFRAME_SEC_FAULTIN		2	/* a lookup hit a missing page */
+#define SFRAME_SEC_WANTED		2	/* validate it, or fault it in */
+#define SFRAME_SEC_BUSY			3	/* a task is working on it */
 
 /* task_struct.sframe_work_pending bit */
 #define SFRAME_WORK_PENDING		0
 
 /**
  * struct sframe_section - one registered .sframe section
- * @tbl:	the decoder's view of the section
- * @ref:	references: the tree holds one, a running task_work another
+ * @tbl:	the decoder's view of the section; its text range spans the
+ *		file's executable segments, the tree range the mapped text
+ * @valid:	progress of the validation (under SFRAME_SEC_BUSY)
+ * @inode:	the file it was read from, to recognize more of its text;
+ *		only compared, never dereferenced
+ * @wanted:	in mm->sframe_wanted while SFRAME_SEC_WANTED is set
+ * @ref:	references: the tree holds one, mm->sframe_wanted another
  * @state:	SFRAME_SEC_* bits
- * @fault_tries: validation attempts that faulted
  * @rcu:	for freeing after readers are done
  * @name:	file name, for messages
  */
 struct sframe_section {
 	struct sframe_table	tbl;
+	struct sframe_validation valid;
+	const struct inode	*inode;
+	struct llist_node	wanted;
 	refcount_t		ref;
 	unsigned long		state;
-	atomic_t		fault_tries;
 	struct rcu_head		rcu;
 	char			name[32];
 };
@@ -149,75 +164,91 @@ static void sframe_section_work(struct sframe_section *sec)
 	unsigned long size = sec->tbl.sec_end - sec->tbl.sec_start;
 	int ret;
 
-	clear_bit(SFRAME_SEC_FAULTIN, &sec->state);
-	fault_in_readable((const char __user *)sec->tbl.sec_start, size);
-
-	if (test_bit(SFRAME_SEC_CHECKED, &sec->state) ||
-	    test_bit(SFRAME_SEC_BAD, &sec->state))
+	/* Another thread of the process is at it already. */
+	if (test_and_set_bit_lock(SFRAME_SEC_BUSY, &sec->state))
 		return;
+	if (test_bit(SFRAME_SEC_BAD, &sec->state))
+		goto out;
 
-	ret = sframe_table_validate(&sec->tbl);
+	if (test_bit(SFRAME_SEC_CHECKED, &sec->state)) {
+		fault_in_readable((const char __user *)sec->tbl.sec_start, size);
+		goto out;
+	}
+
+	ret = sframe_table_validate_resume(&sec->tbl, &sec->valid);
 	if (!ret) {
 		set_bit(SFRAME_SEC_CHECKED, &sec->state);
-		return;
+	} else if (ret != -EFAULT && ret != -EINTR) {
+		/* -EFAULT, -EINTR: go on when a lookup needs it next. */
+		set_bit(SFRAME_SEC_BAD, &sec->state);
+		pr_warn_ratelimited("%s[%d]: %s: invalid .sframe section (%d), not used\n",
+				    current->comm, task_pid_nr(current),
+				    sec->name, ret);
 	}
-	if (ret == -EFAULT &&
-	    atomic_inc_return(&sec->fault_tries) < SFRAME_MAX_FAULT_TRIES)
-		return;
-
-	set_bit(SFRAME_SEC_BAD, &sec->state);
-	pr_warn_ratelimited("%s[%d]: %s: invalid .sframe section (%d), not used\n",
-			    current->comm, task_pid_nr(current), sec->name, ret);
+out:
+	clear_bit_unlock(SFRAME_SEC_BUSY, &sec->state);
 }
 
-static bool sframe_section_needs_work(struct sframe_section *sec)
+/*
+ * Work on the sections of @mm that asked for it, or only drop them if
+ * @work is false. Each holds a reference taken by sframe_request_work().
+ */
+static void sframe_do_wanted(struct mm_struct *mm, bool work)
 {
-	if (test_bit(SFRAME_SEC_BAD, &sec->state))
-		return false;
-	return !test_bit(SFRAME_SEC_CHECKED, &sec->state) ||
-	       test_bit(SFRAME_SEC_FAULTIN, &sec->state);
+	struct llist_node *list = llist_del_all(&mm->sframe_wanted);
+	struct sframe_section *sec, *next;
+
+	llist_for_each_entry_safe(sec, next, list, wanted) {
+		/* From here on, a new request queues it again. */
+		clear_bit(SFRAME_SEC_WANTED, &sec->state);
+		if (work && !fatal_signal_pending(current))
+			sframe_section_work(sec);
+		sframe_put(sec);
+		if (work)
+			cond_resched();
+	}
 }
 
 /* Runs as task_work when the task returns to user space. */
 static void sframe_work_fn(struct callback_head *head)
 {
 	struct task_struct *curr = current;
-	struct mm_struct *mm = curr->mm;
-	struct sframe_section *sec;
-	unsigned long index = 0;
 
-	while (mm && !(curr->flags & PF_EXITING)) {
-		rcu_read_lock();
-		do {
-			sec = mt_find(&mm->sframe_mt, &index, ULONG_MAX);
-		} while (sec && (!sframe_section_needs_work(sec) ||
-				 !refcount_inc_not_zero(&sec->ref)));
-		rcu_read_unlock();
-		if (!sec)
-			break;
-
-		sframe_section_work(sec);
-		sframe_put(sec);
-		cond_resched();
-	}
+	if (curr->mm && !(curr->flags & PF_EXITING))
+		sframe_do_wanted(curr->mm, true);
 
 	clear_bit_unlock(SFRAME_WORK_PENDING, &curr->sframe_work_pending);
 }
 
-/* Ask the current task to run sframe_work_fn() before it returns to user. */
-static void sframe_request_work(void)
+/*
+ * Ask the current task to validate @sec, or to fault it in, before it
+ * returns to user space. @sec must be in the current mm's tree, and the
+ * caller in an RCU read-side section or holding mmap_lock.
+ *
+ * Context: any context, including NMI.
+ */
+static void sframe_request_work(struct sframe_section *sec)
 {
 	struct task_struct *curr = current;
 
-	if (curr->flags & PF_EXITING)
+	if (curr->flags & (PF_EXITING | PF_KTHREAD))
 		return;
+	if (!test_and_set_bit(SFRAME_SEC_WANTED, &sec->state)) {
+		/* A section on its way out of the tree is not worked on. */
+		if (!refcount_inc_not_zero(&sec->ref)) {
+			clear_bit(SFRAME_SEC_WANTED, &sec->state);
+			return;
+		}
+		llist_add(&sec->wanted, &curr->mm->sframe_wanted);
+	}
 	if (test_and_set_bit_lock(SFRAME_WORK_PENDING,
 				  &curr->sframe_work_pending))
 		return;
 
 	init_task_work(&curr->sframe_work, sframe_work_fn);
 	if (task_work_add(curr, &curr->sframe_work,
-			  in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME))
+			  in_nmi() ? TWA_NMI_CURRENT :
+				     TWA_RESUME | TWAF_NO_ALLOC))
 		clear_bit_unlock(SFRAME_WORK_PENDING,
 				 &curr->sframe_work_pending);
 }
@@ -235,16 +266,15 @@ static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
 		goto out;
 
 	if (!test_bit(SFRAME_SEC_CHECKED, &sec->state)) {
-		sframe_request_work();
+		sframe_request_work(sec);
 		ret = -EAGAIN;
 		goto out;
 	}
 
 	ret = sframe_find(&sec->tbl, ip, frame);
-	if (ret == -EFAULT) {
-		set_bit(SFRAME_SEC_FAULTIN, &sec->state);
-		sframe_request_work();
-	}
+	/* Only a missing page needs the fault-in; -EBUSY is not one. */
+	if (ret == -EFAULT)
+		sframe_request_work(sec);
 out:
 	rcu_read_unlock();
 	return ret;
@@ -299,7 +329,8 @@ static int sframe_cache_get(const struct sframe_cache_entry *e,
  * Return: 0 on success; -ENOENT if no usable section describes @ip;
  * -EAGAIN if the section is not validated yet; -EFAULT if its data is not
  * resident (it is brought in before the task returns to user space);
- * -EINVAL if the data read is malformed.
+ * -EBUSY if user memory cannot be read here; -EINVAL if the data read is
+ * malformed.
  */
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 {
@@ -368,15 +399,23 @@ static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
 	return false;
 }
 
+/*
+ * Read the ELF program headers of @file and set up a section for its
+ * PT_GNU_SFRAME segment, as mapped by the text mapping [@addr, @addr + @len)
+ * at file page @pgoff. The section may describe every executable segment
+ * of the file; @start and @end are set to the part of the mapping that
+ * holds the one it maps.
+ */
 static struct sframe_section *
 sframe_section_from_file(struct file *file, unsigned long addr,
-			 unsigned long len, unsigned long pgoff)
+			 unsigned long len, unsigned long pgoff,
+			 unsigned long *start, unsigned long *end)
 {
 	const struct elf64_phdr *sframe = NULL, *text = NULL;
 	unsigned long bias, text_start, text_end, sec_start;
+	u64 off = (u64)pgoff << PAGE_SHIFT, lo = U64_MAX, hi = 0;
 	struct sframe_header hdr;
 	struct sframe_section *sec = NULL;
-	u64 off = (u64)pgoff << PAGE_SHIFT;
 	struct elf64_phdr *phdrs;
 	struct elf64_hdr ehdr;
 	unsigned int i;
@@ -404,9 +443,15 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 
 		if (ph->p_type == PT_GNU_SFRAME)
 			sframe = ph;
-		/* The executable segment this mapping comes from. */
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    round_down(ph->p_offset, PAGE_SIZE) <= off &&
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		/* Every executable segment the section may describe. */
+		if (ph->p_vaddr + ph->p_memsz < ph->p_vaddr)
+			goto out;
+		lo = min(lo, ph->p_vaddr);
+		hi = max(hi, ph->p_vaddr + ph->p_memsz);
+		/* The one this mapping comes from. */
+		if (round_down(ph->p_offset, PAGE_SIZE) <= off &&
 		    off < ph->p_offset + ph->p_filesz)
 			text = ph;
 	}
@@ -433,29 +478,116 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	if (ret)
 		goto bad;
 
-	sec = kzalloc(sizeof(*sec), GFP_KERNEL);
+	sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
 	if (!sec)
 		goto out;
 
 	sec_start = bias + sframe->p_vaddr;
 	ret = sframe_table_init(&sec->tbl, &hdr, sizeof(hdr), sec_start,
-				sframe->p_memsz, text_start, text_end,
+				sframe->p_memsz, bias + lo, bias + hi,
 				ARCH_SFRAME_ABI);
 	if (ret) {
 		kfree(sec);
 		sec = NULL;
 		goto bad;
 	}
+	/* The file of the mapping: a stacked file system maps its lower one. */
+	sec->inode = d_real_inode(file->f_path.dentry);
 	refcount_set(&sec->ref, 1);
 	snprintf(sec->name, sizeof(sec->name), "%pD", file);
+	*start = text_start;
+	*end = text_end;
 	goto out;
 
 bad:
-	pr_warn_ratelimited("%s[%d]: %pD: invalid PT_GNU_SFRAME (%d), ignored\n",
-			    current->comm, task_pid_nr(current), file, ret);
+	/* A newer format is not an error of the file's. */
+	if (ret == -EOPNOTSUPP)
+		pr_debug("%pD: unsupported SFrame version, ignored\n", file);
+	else
+		pr_warn_ratelimited("%s[%d]: %pD: invalid PT_GNU_SFRAME (%d), ignored\n",
+				    current->comm, task_pid_nr(current), file,
+				    ret);
 out:
 	kfree(phdrs);
 	return sec;
+}
+
+/* Two sections for the same text of the same file, at the same place. */
+static bool sframe_same(const struct sframe_section *a,
+			const struct sframe_section *b)
+{
+	return a->inode == b->inode &&
+	       a->tbl.sec_start == b->tbl.sec_start &&
+	       a->tbl.sec_end == b->tbl.sec_end &&
+	       a->tbl.text_start == b->tbl.text_start &&
+	       a->tbl.text_end == b->tbl.text_end;
+}
+
+/*
+ * Register @sec for the text [@start, @end), or extend the registration of
+ * an adjacent piece of the same text to it. Returns the section now
+ * registered there, or an ERR_PTR(); @sec is the caller's to free unless it
+ * is returned.
+ *
+ * Context: mmap_lock held for write.
+ */
+static struct sframe_section *
+sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
+		 unsigned long start, unsigned long end)
+{
+	MA_STATE(mas, &mm->sframe_mt, start, end - 1);
+	struct sframe_section *left = NULL, *right = NULL, *reg;
+	unsigned long lo = start, hi = end - 1;
+	int ret;
+
+	mtree_lock(&mm->sframe_mt);
+	/* Nothing may be registered there: its text was unmapped. */
+	if (mas_find(&mas, end - 1)) {
+		reg = ERR_PTR(-EEXIST);
+		goto unlock;
+	}
+	if (start) {
+		mas_set(&mas, start - 1);
+		left = mas_walk(&mas);
+		if (left && sframe_same(left, sec))
+			lo = mas.index;
+		else
+			left = NULL;
+	}
+	if (end) {
+		mas_set(&mas, end);
+		right = mas_walk(&mas);
+		if (right && sframe_same(right, sec))
+			hi = mas.last;
+		else
+			right = NULL;
+	}
+
+	reg = left ?: right ?: sec;
+	if (reg == sec &&
+	    mm->sframe_nr >= (unsigned int)READ_ONCE(sysctl_max_map_count)) {
+		reg = ERR_PTR(-ENOSPC);
+		goto unlock;
+	}
+
+	mas_set_range(&mas, lo, hi);
+	ret = mas_store_gfp(&mas, reg, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		/* Nothing was stored: the tree is as it was. */
+		reg = ERR_PTR(ret);
+		goto unlock;
+	}
+	if (reg == sec)
+		mm->sframe_nr++;
+	/* The text between two registrations of one section joined them. */
+	if (left && right && right != left) {
+		mm->sframe_nr--;
+		sframe_put(right);
+	}
+	sframe_mm_new_gen(mm);
+unlock:
+	mtree_unlock(&mm->sframe_mt);
+	return reg;
 }
 
 /**
@@ -468,7 +600,9 @@ out:
  * Called after a successful executable mmap of a file, for the program and
  * its interpreter at execve as for every later mmap. Reads the file's ELF
  * program headers and, if they have a PT_GNU_SFRAME segment, registers it
- * for the part of [@addr, @addr + @len) that holds the executable segment.
+ * for the part of [@addr, @addr + @len) that holds an executable segment,
+ * if that is still the file's mapping. The section is validated before the
+ * task returns to user space.
  *
  * Context: process context, mmap_lock not held. May sleep.
  */
@@ -476,58 +610,84 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 		      unsigned long len, unsigned long pgoff)
 {
 	struct mm_struct *mm = current->mm;
+	struct sframe_section *sec, *reg;
 	struct vm_area_struct *vma;
-	struct sframe_section *sec;
-	int ret = -ENOENT;
+	unsigned long start, end;
+	unsigned int nr;
 
 	if (!mm || !S_ISREG(file_inode(file)->i_mode))
 		return;
 
-	sec = sframe_section_from_file(file, addr, len, pgoff);
+	sec = sframe_section_from_file(file, addr, len, pgoff, &start, &end);
 	if (!sec)
 		return;
 
+	if (mmap_write_lock_killable(mm)) {
+		kfree(sec);
+		return;
+	}
 	/* Another thread may have replaced the mapping meanwhile. */
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, sec->tbl.text_start);
-	if (vma && (vma->vm_flags & VM_EXEC) &&
-	    sec->tbl.text_end <= vma->vm_end)
-		ret = mtree_insert_range(&mm->sframe_mt, sec->tbl.text_start,
-					 sec->tbl.text_end - 1, sec,
-					 GFP_KERNEL);
-	if (!ret)
-		sframe_mm_new_gen(mm);
-	mmap_read_unlock(mm);
+	reg = ERR_PTR(-ENOENT);
+	vma = vma_lookup(mm, start);
+	if (vma && (vma->vm_flags & VM_EXEC) && vma->vm_file &&
+	    file_inode(vma->vm_file) == sec->inode && end <= vma->vm_end &&
+	    vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT) ==
+	    pgoff + ((start - addr) >> PAGE_SHIFT))
+		reg = sframe_mm_insert(mm, sec, start, end);
+	/* Validate it before the task runs the code it describes. */
+	if (!IS_ERR(reg) && !test_bit(SFRAME_SEC_CHECKED, &reg->state))
+		sframe_request_work(reg);
+	nr = mm->sframe_nr;
+	mmap_write_unlock(mm);
 
-	if (ret)
+	if (reg == ERR_PTR(-ENOSPC))
+		pr_warn_ratelimited("%s[%d]: %pD: more than %u SFrame sections (vm.max_map_count), not registered\n",
+				    current->comm, task_pid_nr(current), file,
+				    nr);
+	if (reg != sec)
 		kfree(sec);
 }
 
 /**
- * sframe_munmap() - drop the sections describing an unmapped text range
+ * sframe_munmap() - drop the sections describing an unmapped range
  * @mm:		the address space
  * @start:	start of the unmapped range
  * @end:	end of the unmapped range (exclusive)
+ *
+ * Every registration that overlaps the range is dropped whole, whatever
+ * the flags of the mappings were: its text is no longer all there.
  *
  * Context: mmap_lock held for write.
  */
 void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end)
 {
+	MA_STATE(mas, &mm->sframe_mt, start, start);
 	struct sframe_section *sec;
-	unsigned long index = start;
 	bool removed = false;
 
-	if (start >= end)
+	if (start >= end || mtree_empty(&mm->sframe_mt))
 		return;
 
-	while ((sec = mt_find(&mm->sframe_mt, &index, end - 1))) {
-		mtree_erase(&mm->sframe_mt, sec->tbl.text_start);
+	mtree_lock(&mm->sframe_mt);
+	while ((sec = mas_find(&mas, end - 1))) {
+		unsigned long last = mas.last;
+
+		/*
+		 * Clearing a range of an RCU tree needs a node: wait for
+		 * one rather than leave a section in the tree that is freed.
+		 */
+		mas_store_gfp(&mas, NULL, GFP_KERNEL | __GFP_NOFAIL);
+		mm->sframe_nr--;
 		sframe_put(sec);
 		removed = true;
+		if (last >= end - 1)
+			break;
+		mas_set(&mas, last + 1);
 	}
 	if (removed)
 		sframe_mm_new_gen(mm);
+	mtree_unlock(&mm->sframe_mt);
 }
 
 /**
@@ -537,7 +697,24 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_mm_init(struct mm_struct *mm)
 {
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
+	init_llist_head(&mm->sframe_wanted);
+	mm->sframe_nr = 0;
 	sframe_mm_new_gen(mm);
+}
+
+/* Is every page of [@start, @end) in @mm inherited by a child? */
+static bool sframe_text_copied(struct mm_struct *mm, unsigned long start,
+			       unsigned long end)
+{
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+
+	vma_iter_init(&vmi, mm, start);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_flags & VM_DONTCOPY)
+			return false;
+	}
+	return true;
 }
 
 /**
@@ -545,34 +722,45 @@ void sframe_mm_init(struct mm_struct *mm)
  * @mm:		the child's address space
  * @oldmm:	the parent's address space
  *
- * Best effort: a registration that cannot be copied is left out, and the
- * child's frames in that text fall back to frame pointers.
+ * Copies the registrations of the text the child inherits, with their
+ * validation state. Best effort: a registration that cannot be copied is
+ * left out, and the child's frames in that text fall back to frame
+ * pointers.
  *
  * Context: mmap_lock of @oldmm held for write. May sleep.
  */
 void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 {
+	MA_STATE(mas, &oldmm->sframe_mt, 0, 0);
 	struct sframe_section *sec, *copy;
-	unsigned long index = 0;
 
-	mt_for_each(&oldmm->sframe_mt, sec, index, ULONG_MAX) {
-		copy = kzalloc(sizeof(*copy), GFP_KERNEL);
-		if (!copy)
-			break;
-		copy->tbl = sec->tbl;
-		memcpy(copy->name, sec->name, sizeof(copy->name));
-		refcount_set(&copy->ref, 1);
-		if (test_bit(SFRAME_SEC_CHECKED, &sec->state))
-			set_bit(SFRAME_SEC_CHECKED, &copy->state);
-		if (test_bit(SFRAME_SEC_BAD, &sec->state))
-			set_bit(SFRAME_SEC_BAD, &copy->state);
-		if (mtree_insert_range(&mm->sframe_mt, copy->tbl.text_start,
-				       copy->tbl.text_end - 1, copy,
-				       GFP_KERNEL)) {
-			kfree(copy);
-			break;
+	rcu_read_lock();
+	mas_for_each(&mas, sec, ULONG_MAX) {
+		unsigned long start = mas.index, last = mas.last;
+
+		/* The tree does not change: its writers hold mmap_lock. */
+		mas_pause(&mas);
+		rcu_read_unlock();
+		cond_resched();
+
+		if (sframe_text_copied(oldmm, start, last + 1)) {
+			copy = kmemdup(sec, sizeof(*copy), GFP_KERNEL_ACCOUNT);
+			if (!copy)
+				return;
+			refcount_set(&copy->ref, 1);
+				/* Not busy in the child, whatever the parent does. */
+			copy->state &= BIT(SFRAME_SEC_CHECKED) |
+				       BIT(SFRAME_SEC_BAD);
+			if (mtree_store_range(&mm->sframe_mt, start, last, copy,
+					      GFP_KERNEL_ACCOUNT)) {
+				kfree(copy);
+				return;
+			}
+			mm->sframe_nr++;
 		}
+		rcu_read_lock();
 	}
+	rcu_read_unlock();
 }
 
 /**
@@ -584,11 +772,20 @@ void sframe_mm_free(struct mm_struct *mm)
 	struct sframe_section *sec;
 	unsigned long index = 0;
 
-	mt_for_each(&mm->sframe_mt, sec, index, ULONG_MAX)
+	/*
+	 * No task runs on @mm any more, so no lookup can be in the tree:
+	 * leave RCU mode, as exit_mmap() does for the mm's own tree, so that
+	 * the tree is destroyed at once rather than node by node from RCU
+	 * callbacks.
+	 */
+	mt_clear_in_rcu(&mm->sframe_mt);
+	sframe_do_wanted(mm, false);
+	mt_for_each(&mm->sframe_mt, sec, index, ULONG_MAX) {
 		sframe_put(sec);
+		cond_resched();
+	}
 	mtree_destroy(&mm->sframe_mt);
 }
-
 /**
  * sframe_task_init() - reset the SFrame task_work state of a new task
  * @p:		the new task, a copy of its parent

@@ -74,7 +74,8 @@ static int unwind_user_read(unsigned long addr, unsigned long *val)
  *
  * On success @state describes the caller: its instruction pointer (a return
  * address), stack pointer and frame pointer. The walk ends when a frame
- * cannot be read, when the caller's frame would not be above the current
+ * cannot be read, when the task's SFrame data describes the frame but
+ * cannot be used now, when the caller's frame would not be above the current
  * one on the stack, at a return address that is zero or not a user
  * address, or after %UNWIND_USER_MAX_DEPTH frames.
  *
@@ -88,6 +89,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	unsigned long cfa, ra, fp = state->fp;
 	bool first = !state->depth;
 	enum unwind_user_type type;
+	int ret;
 
 	if (state->done)
 		return -ENOENT;
@@ -98,10 +100,19 @@ int unwind_user_next(struct unwind_user_state *state)
 	 * A return address may point past the end of its function (a call
 	 * to a noreturn function): look up the call instruction instead.
 	 */
-	if (!unwind_user_sframe(first ? state->ip : state->ip - 1, &frame)) {
+	ret = unwind_user_sframe(first ? state->ip : state->ip - 1, &frame);
+	if (!ret) {
 		if (frame.outermost)
 			goto done;
 		type = UNWIND_USER_TYPE_SFRAME;
+	} else if (ret != -ENOENT) {
+		/*
+		 * The text has SFrame data that cannot answer now (not
+		 * validated yet, not resident, changed): the code was built
+		 * for it, so the frame pointer is likely not one. Stop here
+		 * rather than report what it points at.
+		 */
+		goto done;
 	} else if (first && state->at_func_entry) {
 		frame = entry_frame;
 		type = UNWIND_USER_TYPE_ENTRY;

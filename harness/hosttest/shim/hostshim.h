@@ -46,6 +46,8 @@ void hostshim_allow(const void *lo, const void *hi);
 /* No readable range: every copy is a violation. */
 void hostshim_allow_none(void);
 /* Reads touching [lo, hi) fault; hostshim_fault_none() ends that. */
+/* fatal_signal_pending(): see shim/linux/sched.h */
+extern int hostshim_fatal_countdown;
 void hostshim_fault_range(const void *lo, const void *hi);
 void hostshim_fault_all(void);
 void hostshim_fault_none(void);

@@ -23,6 +23,8 @@ static bool atomic_ctx;
 static bool quiet;
 static unsigned long reported;
 
+int hostshim_fatal_countdown = -1;
+
 void hostshim_set_mode(enum hostshim_mode m)
 {
 	mode = m;

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Mutants of the SFrame registry (kernel/unwind/sframe_mm.c, its mm hook)
+# and of the unwinder loop (kernel/unwind/user.c), judged by the guest
+# selftests: each mutant is built into an x86_64 guest kernel and the
+# tests named for it must fail. Not part of `make check` (about 1-2 min of
+# build and boot per mutant on 2 cores, more for a mutated header).
+#
+#   harness/mutants-registry.sh [NAME ...]     default: every mutant
+#
+# Needs the guest kernel (make kernel ARCH=x86_64) and the selftests built
+# by make check (out/check/share-x86_64/selftests) or SELFTESTS=dir.
+# Prints one TAP line per mutant: ok = killed.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+WT=$OUT/src/mutants
+B=$OUT/build/mutants-x86_64
+ST=${SELFTESTS:-$OUT/check/share-x86_64/selftests}
+[ -f "$OUT/build/x86_64/.config" ] || die "no x86_64 guest kernel (make kernel ARCH=x86_64)"
+[ -x "$ST/unwind_registry" ] || die "no selftests in $ST (make check ARCH=x86_64, or SELFTESTS=dir)"
+
+# name|file|python-literal old|python-literal new|tests that must fail
+MUTANTS=(
+"munmap-exec-only|mm/vma.c|'\tsframe_munmap(mm, vms->start, vms->end);'|'\tif (vms->exec_vm)\n\t\tsframe_munmap(mm, vms->start, vms->end);'|unwind_registry"
+"munmap-noop|kernel/unwind/sframe_mm.c|'if (start >= end || mtree_empty(&mm->sframe_mt))'|'if (1)'|unwind_registry"
+"dup-dontfork|kernel/unwind/sframe_mm.c|'if (sframe_text_copied(oldmm, start, last + 1)) {'|'if (1) {'|unwind_registry"
+"no-merge|kernel/unwind/sframe_mm.c|'if (left && sframe_same(left, sec))'|'if (0)'|unwind_registry"
+"free-in-rcu|kernel/unwind/sframe_mm.c|'\tmt_clear_in_rcu(&mm->sframe_mt);\n'|''|unwind_registry"
+"dup-not-checked|kernel/unwind/sframe_mm.c|'copy->state &= BIT(SFRAME_SEC_CHECKED) |'|'copy->state &= 0 &'|unwind_fork unwind_coldstart"
+"no-eager-validation|kernel/unwind/sframe_mm.c|'\t\tsframe_request_work(reg);'|'\t\t;'|unwind_coldstart"
+"munmap-no-gen|kernel/unwind/sframe_mm.c|'\tif (removed)\n\t\tsframe_mm_new_gen(mm);'|''|unwind_dlopen"
+"cache-key-no-gen|kernel/unwind/sframe_mm.c|'key = smp_load_acquire(&mm->sframe_gen);'|'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'|unwind_dlopen unwind_exec"
+"fp-after-eagain|kernel/unwind/user.c|'} else if (ret != -ENOENT) {'|'} else if (0) {'|unwind_coldstart"
+)
+
+if [ ! -e "$WT/.git" ]; then
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$WT" HEAD
+fi
+git -C "$WT" checkout -q -f --detach "$(git -C "$SRC" rev-parse HEAD)"
+mkdir -p "$B"
+cp "$OUT/build/x86_64/.config" "$B/.config"
+KMAKE=(make -C "$WT" O="$B" ARCH=x86_64 -j"$JOBS")
+command -v ccache >/dev/null && KMAKE+=(CC="ccache gcc")
+note "building the unmutated kernel in $B"
+"${KMAKE[@]}" olddefconfig bzImage >"$B/build.log" 2>&1 || die "build failed ($B/build.log)"
+
+want=("$@")
+n=0 killed=0
+echo "TAP version 13"
+for m in "${MUTANTS[@]}"; do
+	IFS='|' read -r name file old new tests <<<"$m"
+	if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qx "$name"; then
+		continue
+	fi
+	n=$((n + 1))
+	git -C "$WT" checkout -q -f -- .
+	if ! python3 - "$WT/$file" "$old" "$new" <<'PY'
+import ast, sys
+path, old, new = sys.argv[1], ast.literal_eval(sys.argv[2]), ast.literal_eval(sys.argv[3])
+s = open(path).read()
+if s.count(old) != 1:
+    sys.exit("mutation site found %d times" % s.count(old))
+open(path, 'w').write(s.replace(old, new))
+PY
+	then
+		echo "not ok $n $name # mutation site not found in $file"
+		continue
+	fi
+	if ! "${KMAKE[@]}" bzImage >"$B/build-$name.log" 2>&1; then
+		echo "not ok $n $name # does not build ($B/build-$name.log)"
+		continue
+	fi
+	cmd="cd /host; rc=0; for t in $tests; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; UNWIND_RUN_MS=1000 timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
+	rc=0
+	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" \
+		>"$B/run-$name.log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		killed=$((killed + 1))
+		echo "ok $n $name # killed by $(grep -E 'failed|panic|stopped' "$B/run-$name.log" | head -1)"
+	else
+		echo "not ok $n $name # survived $tests"
+	fi
+done
+git -C "$WT" checkout -q -f -- .
+echo "1..$n"
+echo "# $killed of $n mutants killed"
+[ "$killed" = "$n" ]

@@ -31,6 +31,9 @@ MUTANTS=(
 "munmap-no-gen|kernel/unwind/sframe_mm.c|'\tif (removed)\n\t\tsframe_mm_new_gen(mm);'|''|unwind_dlopen"
 "cache-key-no-gen|kernel/unwind/sframe_mm.c|'key = smp_load_acquire(&mm->sframe_gen);'|'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'|unwind_dlopen unwind_exec"
 "fp-after-eagain|kernel/unwind/user.c|'} else if (ret != -ENOENT) {'|'} else if (0) {'|unwind_coldstart"
+"no-uretprobe-translation|kernel/unwind/user.c|'\tra = unwind_user_uretprobe(state, ra);\n'|''|unwind_uretprobe"
+"no-data-remap-faultin|mm/util.c|'\t\t\tsframe_mmap_data(file, ret, len);'|'\t\t\t;'|unwind_dlopen"
+"no-memcg-accounting|kernel/unwind/sframe_mm.c|'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'|'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'|unwind_registry"
 )
 
 if [ ! -e "$WT/.git" ]; then

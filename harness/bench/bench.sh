@@ -14,7 +14,7 @@
 # make kernel initramfs), REPS_ICOUNT (5), REPS_WALL (7), BENCH_N and
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
-# BENCH_PARTS ("cost scale perf cold"), BENCH_BOOTS ("icount wall": a
+# BENCH_PARTS ("cost scale perf cold exec"), BENCH_BOOTS ("icount wall": a
 # boot left out keeps its earlier results-KIND.txt, if any), BENCH_TAG (suffix of the output
 # names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
 set -euo pipefail
@@ -38,7 +38,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost scale perf cold}
+parts=${BENCH_PARTS:-cost scale perf cold exec}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -49,7 +49,7 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | scale | perf | cold) ;; *) die "unknown BENCH_PARTS entry '$p' (cost scale perf cold)" ;; esac
+	case $p in cost | scale | perf | cold | exec) ;; *) die "unknown BENCH_PARTS entry '$p' (cost scale perf cold exec)" ;; esac
 done
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.

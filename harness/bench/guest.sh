@@ -7,10 +7,10 @@
 #
 # KIND names the boot (icount or wall), REPS is the number of repetitions
 # of each timed measurement (the host takes medians). PARTS (default
-# "cost scale perf cold") selects the measurements.
+# "cost scale perf cold exec") selects the measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost scale perf cold}
+parts=${4:-cost scale perf cold exec}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 : >"$res"
@@ -120,6 +120,27 @@ if has perf; then
 		done
 		r=$((r + 1))
 	done
+fi
+
+# execve() and dlopen() with SFrame discovery on and off: the sysctl also
+# stops the kernel from reading the files for SFrame.
+if has exec; then
+	mark exec
+	EXEC_N=${BENCH_EXEC_N:-1000}
+	r=0
+	while [ "$r" -lt "$reps" ]; do
+		for v in 1 0; do
+			echo $v >$S
+			for p in ./execloop ./execloop-big; do
+				printf 'exec-run sframe=%s ' "$v" >>"$res"
+				run ./execloop exec "$EXEC_N" "$p"
+			done
+			printf 'exec-run sframe=%s ' "$v" >>"$res"
+			run ./execloop dlopen "$EXEC_N" "$G"
+		done
+		r=$((r + 1))
+	done
+	echo 1 >$S
 fi
 
 if has cold; then

@@ -278,8 +278,45 @@ def main():
               f"the first complete one: mean {s['recover_mean']}, max {s['recover_max']}.")
         p("")
 
-    # ---- 5. host micro-benchmark -----------------------------------------
-    p("## 5. Host micro-benchmark of the decoder")
+    # ---- 5. execve() and dlopen() ----------------------------------------
+    ex = {}
+    for kind, lines in runs.items():
+        for x in lines:
+            if x.startswith("exec-run "):
+                # "exec-run sframe=V execloop op=... n=... ns=... file=..."
+                c = kv("x " + x.replace("exec-run ", "", 1).replace("execloop ", "", 1))
+                if "ns" not in c:
+                    continue
+                key = (kind, c["op"], c["file"], c["sframe"])
+                ex.setdefault(key, []).append(int(c["ns"]) / int(c["n"]))
+    if ex:
+        p("## 5. execve() and dlopen() with SFrame discovery on and off")
+        p("")
+        p("`execloop exec N PROG`: fork, execve of PROG (which exits at once) and "
+          "wait, N times; `execloop dlopen N liblc.so`: dlopen(RTLD_NOW) and "
+          "dlclose of an SFrame library, N times. With `kernel.unwind_user_sframe=1` "
+          "every executable mmap of the program, ld.so and the library reads its "
+          "ELF headers and every new section is validated before the task returns "
+          "to user space; with 0 the kernel reads nothing. execloop has a small "
+          ".sframe; execloop-big links the 10,000 filler functions of the cold "
+          "start program. Median over the repetitions, time per operation "
+          "(icount boot: guest time at one instruction per ns).")
+        p("")
+        p("| boot | operation | file | SFrame on | SFrame off | added by SFrame |")
+        p("|---|---|---|---|---|---|")
+        for kind in ("icount", "wall"):
+            for op, f in sorted({(k[1], k[2]) for k in ex if k[0] == kind}):
+                on = ex.get((kind, op, f, "1"))
+                off = ex.get((kind, op, f, "0"))
+                if not on or not off:
+                    continue
+                a, b = statistics.median(on), statistics.median(off)
+                p(f"| {kind} | {op} | {os.path.basename(f)} | {num(a / 1000, 1)} us | "
+                  f"{num(b / 1000, 1)} us | {num((a - b) / 1000, 1)} us ({(a / b - 1) * 100:+.1f}%) |")
+        p("")
+
+    # ---- 6. host micro-benchmark -----------------------------------------
+    p("## 6. Host micro-benchmark of the decoder")
     p("")
     p("kernel/unwind/sframe.c built for the host with the harness/hosttest shims "
       "(-O2, no sanitizers; the shim's bounds-checked copy_from_user_nofault() "

@@ -31,7 +31,7 @@ pcmask-ignored~\t\tpc_off %= fde.rep_size;~\t\t(void)0;
 fre-boundary-off-by-one~\t\tif (fre.start > pc_off)\n\t\t\tbreak;~\t\tif (fre.start >= pc_off)\n\t\t\tbreak;
 pcrel-ignored~\t\tbase = fde_addr;~\t\tbase = fde_addr - fde_addr + tbl->sec_start;
 v2-rep-size-ignored~\t\tfde->rep_size = raw.rep_size;~\t\tfde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
-unsorted-fdes-accepted~\t\tif (i && fde.func_start < prev_start)~\t\tif (i && fde.func_start < prev_start && 0)
+unsorted-fdes-accepted~\t\tif (v->next_fde && fde.func_start < v->prev_start)~\t\tif (v->next_fde && fde.func_start < v->prev_start && 0)
 fixed-ra-ignored~\tif (tbl->fixed_ra_off) {~\tif (0) {
 lookup-may-fault~\tsframe_window_init(&w, false);~\tsframe_window_init(&w, true);
 no-func-size-check~\tif (ip < fde->func_start || ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
@@ -44,8 +44,8 @@ fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size 
 offset-sign-lost~\t\treturn (s8)*p;~\t\treturn *p;
 ra-offset-index~\t\tframe->ra_off = sframe_offset(buf + i * size, size);~\t\tframe->ra_off = sframe_offset(buf, size);
 fres-num-cap-dropped~\tif (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!fde->fres_num)
-num-fres-sum-unchecked~\t\tif (fres > tbl->num_fres)~\t\tif (fres > tbl->num_fres && 0)
-num-fres-sum-after-rows~\t\tfres += fde.fres_num;\n\t\tif (fres > tbl->num_fres)\n\t\t\treturn -EINVAL;\n\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;~\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;\n\t\tfres += fde.fres_num;\n\t\tif (fres > tbl->num_fres)\n\t\t\treturn -EINVAL;
+num-fres-sum-unchecked~\t\tif (v->fres + fde.fres_num > tbl->num_fres)~\t\tif (v->fres + fde.fres_num > tbl->num_fres && 0)
+num-fres-sum-after-rows~\t\tif (v->fres + fde.fres_num > tbl->num_fres)\n\t\t\treturn -EINVAL;\n\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;~\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;\n\t\tif (v->fres + fde.fres_num > tbl->num_fres)\n\t\t\treturn -EINVAL;
 num-fres-recheck-dropped~\t    copy.fixed_ra_off != tbl->fixed_ra_off ||\n\t    copy.num_fres != tbl->num_fres)~\t    copy.fixed_ra_off != tbl->fixed_ra_off)
 num-fres-init-unchecked~\tif (h->num_fres > h->fre_len / 2)\n\t\treturn -EINVAL;~
 num-fres-init-off-by-one~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres >= h->fre_len / 2)
@@ -54,6 +54,10 @@ outermost-rejected~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (!cou
 outermost-size-code-3-accepted~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (count > SFRAME_FRE_MAX_OFFSETS || (count && !off_size))
 outermost-flag-lost~\t\tframe->outermost = true;\n~
 frame-not-cleared~\tmemset(frame, 0, sizeof(*frame));\n~
+resume-restarts~\tfor (; v->next_fde < tbl->num_fdes; v->next_fde++) {~\tfor (v->next_fde = 0; v->next_fde < tbl->num_fdes; v->next_fde++) {
+resume-prev-start-lost~\t\tv->prev_start = fde.func_start;\n~
+fatal-signal-ignored-fdes~\t\tif (!(v->next_fde % SFRAME_VALIDATE_BATCH)) {\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\tif (!(v->next_fde % SFRAME_VALIDATE_BATCH)) {
+fatal-signal-ignored-rows~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {
 LIST
 )
 

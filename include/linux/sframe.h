@@ -83,9 +83,12 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm);
 void sframe_mm_free(struct mm_struct *mm);
 void sframe_mmap_file(struct file *file, unsigned long addr,
 		      unsigned long len, unsigned long pgoff);
+void sframe_mmap_data(struct file *file, unsigned long addr,
+		      unsigned long len);
 void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end);
 void sframe_task_init(struct task_struct *p);
+bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
 
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
@@ -96,9 +99,15 @@ static inline void sframe_mm_dup(struct mm_struct *mm,
 static inline void sframe_mm_free(struct mm_struct *mm) {}
 static inline void sframe_mmap_file(struct file *file, unsigned long addr,
 				    unsigned long len, unsigned long pgoff) {}
+static inline void sframe_mmap_data(struct file *file, unsigned long addr,
+				    unsigned long len) {}
 static inline void sframe_munmap(struct mm_struct *mm, unsigned long start,
 				 unsigned long end) {}
 static inline void sframe_task_init(struct task_struct *p) {}
+static inline bool sframe_enabled(void)
+{
+	return false;
+}
 static inline int sframe_find_user(unsigned long ip,
 				   struct unwind_user_frame *frame)
 {

@@ -5,6 +5,7 @@
 #include <linux/unwind_user_types.h>
 
 struct pt_regs;
+struct return_instance;
 
 /* A hard bound on the number of frames one walk may produce. */
 #define UNWIND_USER_MAX_DEPTH	512
@@ -17,6 +18,7 @@ struct pt_regs;
  * @regs:	user registers the walk started from
  * @depth:	number of frames unwound so far
  * @type:	how the current frame was reached
+ * @uret:	the pending uretprobe whose trampoline was met last, or NULL
  * @at_func_entry: the innermost frame is known to be at a function's first
  *		instruction (a uprobe there), so its return address is at the
  *		stack pointer even without unwinding information
@@ -29,6 +31,7 @@ struct unwind_user_state {
 	struct pt_regs		*regs;
 	unsigned int		depth;
 	enum unwind_user_type	type;
+	struct return_instance	*uret;
 	bool			at_func_entry;
 	bool			done;
 };

@@ -602,7 +602,7 @@ unlock:
  * program headers and, if they have a PT_GNU_SFRAME segment, registers it
  * for the part of [@addr, @addr + @len) that holds an executable segment,
  * if that is still the file's mapping. The section is validated before the
- * task returns to user space.
+ * task returns to user space. Does nothing while sframe_enabled() is false.
  *
  * Context: process context, mmap_lock not held. May sleep.
  */
@@ -615,7 +615,8 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 	unsigned long start, end;
 	unsigned int nr;
 
-	if (!mm || !S_ISREG(file_inode(file)->i_mode))
+	/* Nothing is read from the file while SFrame is not used. */
+	if (!mm || !sframe_enabled() || !S_ISREG(file_inode(file)->i_mode))
 		return;
 
 	sec = sframe_section_from_file(file, addr, len, pgoff, &start, &end);
@@ -646,6 +647,38 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 				    nr);
 	if (reg != sec)
 		kfree(sec);
+}
+
+/**
+ * sframe_mmap_data() - note a new mapping of registered SFrame data
+ * @file:	the file just mapped, not executable
+ * @addr:	start of the new mapping
+ * @len:	length of the new mapping
+ *
+ * A loader maps a library's text before the segment that holds its
+ * .sframe (ld.so maps the whole file first, so the section could be
+ * validated already), and that mapping replaces the pages the validation
+ * brought in. Bring them in again before the task returns to user space,
+ * so that the first lookups find them. The section is the registration
+ * just below the new mapping, as linkers place the data after the text.
+ *
+ * Context: process context, mmap_lock not held.
+ */
+void sframe_mmap_data(struct file *file, unsigned long addr,
+		      unsigned long len)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_section *sec;
+
+	if (!mm || !addr || mtree_empty(&mm->sframe_mt))
+		return;
+
+	rcu_read_lock();
+	sec = mt_prev(&mm->sframe_mt, addr, 0);
+	if (sec && sec->inode == d_real_inode(file->f_path.dentry) &&
+	    sec->tbl.sec_start < addr + len && addr < sec->tbl.sec_end)
+		sframe_request_work(sec);
+	rcu_read_unlock();
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <linux/sframe.h>
 #include <linux/sysctl.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
 #include <linux/unwind_user.h>
 
 #include <asm/ptrace.h>
@@ -43,9 +44,22 @@ static int __init unwind_user_sysctl_init(void)
 }
 late_initcall(unwind_user_sysctl_init);
 
+/**
+ * sframe_enabled() - may user stacks be unwound with SFrame data?
+ *
+ * The value of sysctl kernel.unwind_user_sframe. While it is 0, no SFrame
+ * data is used, and none is looked for in files mapped meanwhile.
+ *
+ * Return: true if SFrame unwinding is enabled.
+ */
+bool sframe_enabled(void)
+{
+	return READ_ONCE(sysctl_unwind_user_sframe);
+}
+
 static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
 {
-	if (!READ_ONCE(sysctl_unwind_user_sframe))
+	if (!sframe_enabled())
 		return -ENOENT;
 	return sframe_find_user(ip, frame);
 }
@@ -68,15 +82,46 @@ static int unwind_user_read(unsigned long addr, unsigned long *val)
 	return 0;
 }
 
+/*
+ * A uretprobe replaced the return address on the stack (or in the link
+ * register) with its trampoline, and keeps the original in the task's list
+ * of pending return instances, newest first: the trampolines a walk meets
+ * are those instances in order. A chained instance (a probed function
+ * tail-called from another one) shares its slot with the next one.
+ */
+static unsigned long unwind_user_uretprobe(struct unwind_user_state *state,
+					   unsigned long ra)
+{
+#ifdef CONFIG_UPROBES
+	struct uprobe_task *utask = current->utask;
+	struct return_instance *ri;
+
+	if (likely(!utask || !utask->return_instances))
+		return ra;
+	if (ra != uprobe_get_trampoline_vaddr())
+		return ra;
+
+	ri = state->uret ? state->uret->next : utask->return_instances;
+	if (!ri)
+		return 0;
+	ra = ri->orig_ret_vaddr;
+	while (ri->chained && ri->next)
+		ri = ri->next;
+	state->uret = ri;
+#endif
+	return ra;
+}
+
 /**
  * unwind_user_next() - unwind one user frame
  * @state:	state set up by unwind_user_start()
  *
  * On success @state describes the caller: its instruction pointer (a return
- * address), stack pointer and frame pointer. The walk ends when a frame
- * cannot be read, when the task's SFrame data describes the frame but
- * cannot be used now, when the caller's frame would not be above the current
- * one on the stack, at a return address that is zero or not a user
+ * address; the one a uretprobe saved where its trampoline took the place of
+ * the return address), stack pointer and frame pointer. The walk ends when
+ * a frame cannot be read, when the task's SFrame data describes the frame
+ * but cannot be used now, when the caller's frame would not be above the
+ * current one on the stack, at a return address that is zero or not a user
  * address, or after %UNWIND_USER_MAX_DEPTH frames.
  *
  * Context: any context in which the task's user memory may be accessed
@@ -142,6 +187,7 @@ int unwind_user_next(struct unwind_user_state *state)
 
 	if (frame.ra_signed)
 		ra = arch_unwind_user_strip_ra(ra);
+	ra = unwind_user_uretprobe(state, ra);
 	/* A return address is user text: a stack word that is not ends it. */
 	if (!ra || !access_ok((const void __user *)ra, 1))
 		goto done;

@@ -164,7 +164,7 @@ void sampler_get_opts(struct sampler_opts *o)
 {
 	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000, 1000);
 	o->run_ms = env_ulong("UNWIND_RUN_MS", 2000, 1);
-	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 50, 0) * 1000000ULL;
+	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 0, 0) * 1000000ULL;
 	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200, 1);
 }
 

@@ -15,7 +15,7 @@
  *   UNWIND_PERIOD_NS  sample period in ns of cpu-clock (default 100000)
  *   UNWIND_RUN_MS     length of each sampled workload phase (default 2000)
  *   UNWIND_WARMUP_MS  samples ignored after a thread's first leaf sample
- *                     (default 50, 0: none)
+ *                     (default 0: none)
  *   UNWIND_MIN_LEAF   minimum number of leaf samples per check (default 200)
  */
 #ifndef __SFRAME_SELFTEST_SAMPLER_H

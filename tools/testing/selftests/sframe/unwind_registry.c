@@ -16,6 +16,8 @@
  * munmap, text moved by mremap, text replaced by MAP_FIXED, MADV_DONTFORK
  * text in a forked child, and one file's text mapped page by page (one
  * registration, not one per page).
+ * memcg_charged: the registrations' memory is charged to the process's
+ *	memory cgroup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,15 +211,38 @@ static int quota(int extra)
 }
 
 /* Thousands of registrations, copied at fork, freed at exit. */
+/* Unreclaimable slab in kB, from /proc/meminfo. */
+static long slab_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SUnreclaim: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Thousands of registrations, copied at fork, freed at exit; the kernel
+ * memory they took is given back (kfree_rcu(): after a grace period).
+ */
 TEST_F_TIMEOUT(registry, teardown_at_scale, 300)
 {
-	int n = 8000, i, status;
+	int n = 8000, i, status, p[2];
+	long before, during = -1, after;
 	struct timespec t0;
 	pid_t pid;
 
 	if (n > self->saved_max / 2)
 		n = self->saved_max / 2;
 
+	ASSERT_EQ(0, pipe(p));
+	before = slab_kb();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -224,6 +251,7 @@ TEST_F_TIMEOUT(registry, teardown_at_scale, 300)
 			if (text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC,
 				     0) == MAP_FAILED)
 				_exit(10);
+		during = slab_kb();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid = fork();
 		if (pid < 0)
@@ -234,14 +262,29 @@ TEST_F_TIMEOUT(registry, teardown_at_scale, 300)
 			_exit(12);
 		diag("%d registrations: fork and exit of a child %.1f ms\n",
 		     n, ms_since(&t0));
+		if (write(p[1], &during, sizeof(during)) != sizeof(during))
+			_exit(13);
 		_exit(0);
 	}
+	close(p[1]);
+	ASSERT_EQ(sizeof(during), read(p[0], &during, sizeof(during)));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	diag("process with %d registrations done in %.1f ms after its maps\n",
-	     n, ms_since(&t0));
+	diag("exit of the process with %d registrations: %.1f ms\n", n,
+	     ms_since(&t0));
+	close(p[0]);
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* freed after an RCU grace period: wait for it, 10 s at most */
+	for (i = 0; i < 100; i++) {
+		after = slab_kb();
+		if (after <= before + 1024)
+			break;
+		usleep(100000);
+	}
+	diag("unreclaimable slab: %ld kB before, %ld kB with them, %ld kB after exit\n",
+	     before, during, after);
+	EXPECT_LE(after, before + 1024);
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 
@@ -422,6 +465,112 @@ TEST_F(registry, page_by_page)
 					       MAP_FIXED));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 	close(fd);
+}
+
+#define CGROOT	"/sys/fs/cgroup"
+#define CGDIR	CGROOT "/unwind_registry"
+
+static int file_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static long long memcg_current(void)
+{
+	FILE *f = fopen(CGDIR "/memory.current", "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * In a child inside the test cgroup: the growth of memory.current from
+ * mapping @n pages of @t's text, each a mapping of its own.
+ */
+static long long charged_for(const struct text_file *t, int n)
+{
+	long long delta = -1;
+	int p[2], i;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char me[32];
+		long long before;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (file_write(CGDIR "/cgroup.procs", me))
+			_exit(1);
+		before = memcg_current();
+		for (i = 0; i < n; i++)
+			if (text_map(t, NULL, 0, PROT_READ | PROT_EXEC, 0) ==
+			    MAP_FAILED)
+				_exit(2);
+		delta = memcg_current() - before;
+		if (write(p[1], &delta, sizeof(delta)) != sizeof(delta))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &delta, sizeof(delta)) != sizeof(delta))
+		delta = -1;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return delta;
+}
+
+/*
+ * Mapping text pages of an SFrame library costs its registrations more
+ * than mapping as many pages of a library without SFrame, and the cgroup
+ * sees it: at least 100 bytes a registration (a section is about 200).
+ */
+TEST_F(registry, memcg_charged)
+{
+	const int n = 8000;
+	char lib[PATH_MAX];
+	struct text_file plain;
+	long long with, without;
+
+	if (access(CGROOT "/cgroup.controllers", F_OK))
+		mount("none", CGROOT, "cgroup2", 0, NULL);
+	if (file_write(CGROOT "/cgroup.subtree_control", "+memory") &&
+	    access(CGROOT "/cgroup.subtree_control", F_OK))
+		SKIP(return, "no cgroup2 with the memory controller");
+	rmdir(CGDIR);
+	ASSERT_EQ(0, mkdir(CGDIR, 0755));
+	if (access(CGDIR "/memory.current", F_OK)) {
+		rmdir(CGDIR);
+		SKIP(return, "no memory controller in %s", CGDIR);
+	}
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libfp_b.so"));
+	ASSERT_EQ(0, elf_has_sframe(lib));
+	ASSERT_EQ(0, text_open(&plain, lib));
+
+	with = charged_for(&self->t, n);
+	without = charged_for(&plain, n);
+	close(plain.fd);
+	rmdir(CGDIR);
+	diag("memory.current: %d text mappings with SFrame +%lld bytes, without +%lld\n",
+	     n, with, without);
+	diag("%lld bytes a registration\n", (with - without) / n);
+	ASSERT_LE(0, with);
+	ASSERT_LE(0, without);
+	EXPECT_LE(100LL * n, with - without);
 }
 
 int main(int argc, char **argv)

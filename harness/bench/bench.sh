@@ -14,6 +14,7 @@
 # make kernel initramfs), REPS_ICOUNT (5), REPS_WALL (7), BENCH_N and
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
+# BENCH_EXEC_N (execve/dlopen loop length: 1000),
 # BENCH_PARTS ("cost scale perf cold exec"), BENCH_BOOTS ("icount wall": a
 # boot left out keeps its earlier results-KIND.txt, if any), BENCH_TAG (suffix of the output
 # names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
@@ -86,14 +87,15 @@ rm -f "$B/host.txt"
 perf_iters=${BENCH_PERF_ITERS:-50000000}
 perf_period=${BENCH_PERF_PERIOD:-100000}
 cold_runs=${BENCH_COLD_RUNS:-10}
-for v in "$perf_iters" "$perf_period" "$cold_runs" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
+exec_n=${BENCH_EXEC_N:-1000}
+for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
 	case $v in '' | *[!0-9]* | 0) die "BENCH_* settings must be positive integers" ;; esac
 done
 boot() {
 	local kind=$1 reps=$2 n=$3 rc=0 t=$SECONDS
 	note "guest boot ($kind): $parts"
 	TIMEOUT=${BENCH_TIMEOUT:-1500} QUIET_STATUS=1 "$TOP/harness/qemu-run.sh" "$arch" "$B" \
-		"BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs sh guest.sh $kind $reps $arch '$parts'" \
+		"BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n sh guest.sh $kind $reps $arch '$parts'" \
 		>"$B/boot-$kind.log" 2>&1 || rc=$?
 	note "guest boot ($kind) took $((SECONDS - t)) s"
 	echo "boot_$kind=$((SECONDS - t))" >>"$B/boots.txt"

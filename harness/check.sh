@@ -8,10 +8,11 @@
 #   series     harness/series.sh verify (if that script exists)
 #   hosttest   make -C harness/hosttest check (if it has a Makefile)
 #   per ARCH   kernel build, selftest build (arm64: cross-built with
-#              aarch64-linux-gnu-gcc), then ONE guest boot that runs the
+#              aarch64-linux-gnu-gcc), then one guest boot that runs the
 #              selftests (per-test timeout), the perf test (skipped when the
 #              guest has no perf), and KUnit (which ran at boot; read from
-#              the kernel log)
+#              the kernel log); then a second boot on ALT_SMP CPUs that
+#              runs the selftests again (1 CPU, then 2, by default)
 # Each check is one line "ok N - name" / "not ok N - name"; details of a
 # failure follow as "# " lines. Logs: out/check/. The last line is
 # "N passed, N failed"; the exit status is 1 if anything failed.
@@ -39,6 +40,14 @@ else
 	ARCHES=("${SUPPORTED[@]}")
 fi
 PERF_MIN_PCT=${PERF_MIN_PCT:-95}
+# The selftests run on 1 CPU (QEMU_SMP, default 1) and again on ALT_SMP
+# CPUs (default 2 when QEMU_SMP is 1; empty: no second run).
+if [ -z "${ALT_SMP+set}" ]; then
+	case "${QEMU_SMP:-1}" in
+	1) ALT_SMP=2 ;;
+	*) ALT_SMP= ;;
+	esac
+fi
 
 C=$OUT/check
 mkdir -p "$C"
@@ -130,6 +139,57 @@ guest_cc() {
 	x86_64) echo gcc ;;
 	arm64) echo aarch64-linux-gnu-gcc ;;
 	esac
+}
+
+# judge_selftests LABEL SHARE LIMIT NAME...: one TAP line per selftest
+# program, from the results a guest left in SHARE/results.
+judge_selftests() {
+	local label=$1 share=$2 limit=$3 t r rc secs oks skips fails
+	shift 3
+	for t in "$@"; do
+		r=$share/results/$t
+		if [ ! -f "$r.rc" ]; then
+			not_ok "$label: selftest $t (did not run: the guest stopped before it)"
+			continue
+		fi
+		rc=$(cat "$r.rc") secs=$(cat "$r.secs" 2>/dev/null || echo '?')
+		oks=$(grep -c '^ok ' "$r.out" || true)
+		skips=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$r.out" || true)
+		fails=$(grep -c '^not ok ' "$r.out" || true)
+		# a kselftest_harness program whose cases all skipped exits with 0
+		[ "$rc" = 0 ] && [ "$oks" -gt 0 ] && [ "$oks" = "$skips" ] && rc=4
+		case "$rc" in
+		0) ok "$label: selftest $t ($oks cases passed, ${secs}s)" ;;
+		4) skip "$label: selftest $t" "($skips cases skipped)" ;;
+		*)
+			local why="exit status $rc"
+			case "$rc" in
+			124|137|143) [ "$secs" != '?' ] && [ "$secs" -ge "$limit" ] &&
+				why="timed out after ${limit}s" ;;
+			esac
+			[ "$rc" -gt 128 ] && [ "$why" = "exit status $rc" ] &&
+				why="killed by signal $((rc - 128))"
+			not_ok "$label: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
+			tail -n 25 "$r.out" | comment
+			;;
+		esac
+	done
+}
+
+# judge_kernel_log LABEL FILE: the kernel log of a whole guest run must be
+# free of oopses and warnings.
+judge_kernel_log() {
+	local label=$1 kernel_log=$2 bad
+	bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|Kernel panic|Call Trace:|KASAN|UBSAN|KFENCE|DEBUG_LOCKS_WARN|detected stall|blocked for more than' \
+		"$kernel_log" 2>/dev/null | head -n 20 || true)
+	if [ ! -f "$kernel_log" ]; then
+		not_ok "$label: kernel log clean (no kernel log: guest did not finish)"
+	elif [ -n "$bad" ]; then
+		not_ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
+		echo "$bad" | comment
+	else
+		ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
+	fi
 }
 
 group_arch() {
@@ -231,35 +291,7 @@ group_arch() {
 	fi
 
 	# Selftests: one line per program.
-	local r rc secs oks skips fails
-	for t in "${names[@]}"; do
-		r=$share/results/$t
-		if [ ! -f "$r.rc" ]; then
-			not_ok "$label: selftest $t (did not run: the guest stopped before it)"
-			continue
-		fi
-		rc=$(cat "$r.rc") secs=$(cat "$r.secs" 2>/dev/null || echo '?')
-		oks=$(grep -c '^ok ' "$r.out" || true)
-		skips=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$r.out" || true)
-		fails=$(grep -c '^not ok ' "$r.out" || true)
-		# a kselftest_harness program whose cases all skipped exits with 0
-		[ "$rc" = 0 ] && [ "$oks" -gt 0 ] && [ "$oks" = "$skips" ] && rc=4
-		case "$rc" in
-		0) ok "$label: selftest $t ($oks cases passed, ${secs}s)" ;;
-		4) skip "$label: selftest $t" "($skips cases skipped)" ;;
-		*)
-			local why="exit status $rc"
-			case "$rc" in
-			124|137|143) [ "$secs" != '?' ] && [ "$secs" -ge "$limit" ] &&
-				why="timed out after ${limit}s" ;;
-			esac
-			[ "$rc" -gt 128 ] && [ "$why" = "exit status $rc" ] &&
-				why="killed by signal $((rc - 128))"
-			not_ok "$label: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
-			tail -n 25 "$r.out" | comment
-			;;
-		esac
-	done
+	judge_selftests "$label" "$share" "$limit" "${names[@]}"
 
 	# perf test: perf record -g on the demo; the samples whose leaf is c
 	# must show exactly c <- b <- a <- main.
@@ -294,19 +326,29 @@ group_arch() {
 	fi
 
 	# The kernel log of the whole run must be free of oopses and warnings.
-	local bad
-	bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|Kernel panic|Call Trace:|KASAN|UBSAN|KFENCE|DEBUG_LOCKS_WARN|detected stall|blocked for more than' \
-		"$kernel_log" 2>/dev/null | head -n 20 || true)
-	if [ ! -f "$kernel_log" ]; then
-		not_ok "$label: kernel log clean (no kernel log: guest did not finish)"
-	elif [ -n "$bad" ]; then
-		not_ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
-		echo "$bad" | comment
-	else
-		ok "$label: kernel log clean (no BUG/WARNING/Oops/KASAN/lockdep/RCU splat)"
-	fi
+	judge_kernel_log "$label" "$kernel_log"
 	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
 	echo "# $arch: $((SECONDS - start)) s (kernel build, selftests build, guest run $((SECONDS - gstart)) s)"
+
+	# The selftests again, on the other number of CPUs.
+	if [ -n "$ALT_SMP" ] && [ ${#names[@]} -gt 0 ]; then
+		local share2=$A/share-smp$ALT_SMP run2=$A/run-smp$ALT_SMP
+		local label2="$label, $ALT_SMP CPUs"
+		mkdir -p "$share2"
+		cp -a "$share/selftests" "$share2/"
+		gstart=$SECONDS
+		echo "# booting the $arch guest again with $ALT_SMP CPUs (the ${#names[@]} selftests)"
+		if QEMU_SMP=$ALT_SMP KERNEL=$kernel QUIET_STATUS=1 RUN_DIR=$run2 TIMEOUT=$timeout \
+			"$TOP/harness/qemu-run.sh" "$arch" "$share2" 'sh /harness/run-tests.sh /host' \
+			>"$A/guest-smp$ALT_SMP.log" 2>&1; then
+			ok "$label2: guest boot and test run completed ($((SECONDS - gstart)) s)"
+		else
+			not_ok "$label2: guest boot and test run completed"
+			tail -n 40 "$A/guest-smp$ALT_SMP.log" | comment
+		fi
+		judge_selftests "$label2" "$share2" "$limit" "${names[@]}"
+		judge_kernel_log "$label2" "$run2/dmesg.txt"
+	fi
 }
 
 # ---------------------------------------------------------------- cross-check

@@ -74,7 +74,7 @@ PY
 		echo "not ok $n $name # does not build ($B/build-$name.log)"
 		continue
 	fi
-	cmd="cd /host; rc=0; for t in $tests; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; UNWIND_RUN_MS=1000 timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
+	cmd="cd /host; rc=0; for t in $tests; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
 	rc=0
 	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" \
 		>"$B/run-$name.log" 2>&1 || rc=$?

@@ -41,6 +41,9 @@
 #define BUF_MIN_PAGES		8
 #define POLL_MS			10
 #define EXIT_WAIT_MS		10000
+/* how often a phase looks at what it has collected */
+#define GOAL_CHECK_MS		200
+#define GOAL_THREADS		64
 #define WARMUP_KEYS		64
 #define HIST_KEYS		32
 #define HIST_SHOW		3
@@ -163,7 +166,8 @@ static unsigned long env_ulong(const char *name, unsigned long def,
 void sampler_get_opts(struct sampler_opts *o)
 {
 	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000, 1000);
-	o->run_ms = env_ulong("UNWIND_RUN_MS", 2000, 1);
+	o->run_ms = env_ulong("UNWIND_RUN_MS", 0, 0);
+	o->max_ms = env_ulong("UNWIND_MAX_MS", 30000, 1000);
 	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 0, 0) * 1000000ULL;
 	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200, 1);
 }
@@ -850,12 +854,28 @@ static void decode_comm(struct sampler *s, const struct rec_comm *r)
 	p->nr_maps = 0;
 }
 
+static void procs_free(struct sampler *s)
+{
+	struct sampler_proc *p;
+
+	while ((p = s->procs)) {
+		s->procs = p->next;
+		free(p->maps);
+		free(p);
+	}
+}
+
 int sampler_decode(struct sampler *s)
 {
 	size_t i, nr = 0;
 
 	sampler_drain(s);
 	qsort(s->recs, s->nr_recs, sizeof(*s->recs), rec_cmp);
+
+	/* from the first record again: a phase decodes while it runs */
+	procs_free(s);
+	s->nr_mmaps = 0;
+	s->lost = 0;
 
 	for (i = 0; i < s->nr_recs; i++) {
 		const struct perf_event_header *h =
@@ -899,7 +919,6 @@ int sampler_decode(struct sampler *s)
 
 void sampler_close(struct sampler *s)
 {
-	struct sampler_proc *p;
 	struct sampler_elf *e;
 	int i;
 
@@ -910,11 +929,7 @@ void sampler_close(struct sampler *s)
 			close(s->bufs[i].fd);
 	}
 	free(s->bufs);
-	while ((p = s->procs)) {
-		s->procs = p->next;
-		free(p->maps);
-		free(p);
-	}
+	procs_free(s);
 	while ((e = s->elfs)) {
 		s->elfs = e->next;
 		elf_free(e);
@@ -1259,6 +1274,93 @@ int wl_phase(struct wl_run *w, unsigned int ms)
 	return 0;
 }
 
+/* Leaf samples of @g so far: in all threads, or in the @g->threads-th best. */
+static unsigned long goal_count(const struct sampler *s,
+				const struct phase_goal *g)
+{
+	struct { pid_t tid; unsigned long n; } t[GOAL_THREADS];
+	unsigned long total = 0, best;
+	unsigned int nr = 0, i, j, k;
+	size_t n;
+
+	for (n = 0; n < s->nr_samples; n++) {
+		const struct sample *smp = &s->samples[n];
+
+		if (!filter_match(&g->f, smp) || !smp->nr ||
+		    (!sym_is(smp->sym[0], g->leaf) &&
+		     (!g->or_leaf || !sym_is(smp->sym[0], g->or_leaf))))
+			continue;
+		total++;
+		for (i = 0; i < nr; i++)
+			if (t[i].tid == smp->tid)
+				break;
+		if (i == nr && nr < GOAL_THREADS)
+			t[nr++] = (typeof(t[0])){ smp->tid, 0 };
+		if (i < nr)
+			t[i].n++;
+	}
+	if (g->threads <= 1)
+		return total;
+	if (g->threads > nr)
+		return 0;
+	/* the g->threads-th largest per-thread count */
+	for (k = 0, best = 0; k < g->threads; k++) {
+		for (i = 0, j = 0; i < nr; i++)
+			if (t[i].n > t[j].n)
+				j = i;
+		best = t[j].n;
+		t[j].n = 0;
+	}
+	return best;
+}
+
+int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
+		   const struct phase_goal *goals, unsigned int nr_goals)
+{
+	uint64_t start = now_ms(), next = start + o->run_ms, now;
+	unsigned int i;
+
+	for (;;) {
+		sleep_ms(POLL_MS);
+		sampler_drain(&w->s);
+		if (wl_reap(w)) {
+			diag("workload exited early (status 0x%x)\n",
+			     w->status);
+			return -ECHILD;
+		}
+		now = now_ms();
+		if (now < next)
+			continue;
+		if (now - start >= o->max_ms) {
+			diag("phase ended at its bound, %u ms, without enough samples\n",
+			     o->max_ms);
+			break;
+		}
+		next = now + GOAL_CHECK_MS;
+		if (sampler_decode(&w->s))
+			continue;
+		for (i = 0; i < nr_goals; i++)
+			if (goal_count(&w->s, &goals[i]) < o->min_leaf)
+				break;
+		if (i == nr_goals) {
+			diag("phase: enough samples after %llu ms\n",
+			     (unsigned long long)(now - start));
+			break;
+		}
+	}
+	sampler_drain(&w->s);
+	kill(-w->pid, SIGUSR1);
+	return 0;
+}
+
+int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,
+		  const struct sample_filter *f, const char *leaf)
+{
+	struct phase_goal g = { .f = *f, .leaf = leaf };
+
+	return wl_phase_until(w, o, &g, 1);
+}
+
 int wl_finish(struct wl_run *w)
 {
 	uint64_t end = now_ms() + EXIT_WAIT_MS;
@@ -1390,8 +1492,9 @@ void diag_env(const char *path)
 		snprintf(sysctl, sizeof(sysctl), "%d", v);
 	else
 		snprintf(sysctl, sizeof(sysctl), "absent");
-	diag("kernel %s, unwind_user_sframe=%s, period %llu ns, phase %u ms\n",
-	     u.release, sysctl, (unsigned long long)o.period_ns, o.run_ms);
+	diag("kernel %s, unwind_user_sframe=%s, period %llu ns, phase %u-%u ms, %lu leaf samples\n",
+	     u.release, sysctl, (unsigned long long)o.period_ns, o.run_ms,
+	     o.max_ms, o.min_leaf);
 	if (path)
 		diag_elf(path);
 }

@@ -13,7 +13,9 @@
  *
  * Run time parameters (environment):
  *   UNWIND_PERIOD_NS  sample period in ns of cpu-clock (default 100000)
- *   UNWIND_RUN_MS     length of each sampled workload phase (default 2000)
+ *   UNWIND_RUN_MS     shortest sampled workload phase (default 0)
+ *   UNWIND_MAX_MS     longest phase (default 30000): a phase collects until
+ *                     each of its goals has UNWIND_MIN_LEAF leaf samples
  *   UNWIND_WARMUP_MS  samples ignored after a thread's first leaf sample
  *                     (default 0: none)
  *   UNWIND_MIN_LEAF   minimum number of leaf samples per check (default 200)
@@ -29,6 +31,17 @@
 
 #include "kselftest.h"
 
+/*
+ * A sampled test collects until it has enough samples, each phase for
+ * UNWIND_MAX_MS at most: on a slow (emulated, debug) kernel that is longer
+ * than the harness's default 30 s alarm.  The runner's limit for the whole
+ * program (settings) still ends a hang.
+ */
+#ifdef TEST_TIMEOUT_DEFAULT
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT	600
+#endif
+
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
 #define UNWIND_COMPLETE_PCT	95
 
@@ -38,6 +51,7 @@
 struct sampler_opts {
 	uint64_t period_ns;
 	unsigned int run_ms;
+	unsigned int max_ms;
 	uint64_t warmup_ns;
 	unsigned long min_leaf;
 };
@@ -147,7 +161,23 @@ struct wl_run {
 
 int wl_start(struct wl_run *w, const char *path, char *const argv[],
 	     const struct sampler_opts *o);
+/*
+ * What a phase collects before it ends: min_leaf samples whose leaf is
+ * @leaf among those @f selects, in each of @threads threads (0 or 1: in
+ * all of them together).  A sample whose leaf is @or_leaf counts too.
+ */
+struct phase_goal {
+	struct sample_filter f;
+	const char *leaf;
+	const char *or_leaf;
+	unsigned int threads;
+};
+
 int wl_phase(struct wl_run *w, unsigned int ms);
+int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
+		   const struct phase_goal *goals, unsigned int nr_goals);
+int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,
+		  const struct sample_filter *f, const char *leaf);
 int wl_finish(struct wl_run *w);
 void wl_cleanup(struct wl_run *w);
 bool wl_exit_ok(const struct wl_run *w);

@@ -69,8 +69,9 @@ TEST(sframe_dlopen)
 	ASSERT_EQ(0, elf_has_sframe(lib));
 
 	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	f.pid = w.pid;
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect_a[0]));
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect_b[0]));
 	EXPECT_EQ(0, wl_finish(&w));
 	EXPECT_TRUE(wl_exit_ok(&w));
 

@@ -28,8 +28,11 @@ TEST(sframe_exec)
 	ASSERT_EQ(1, elf_has_sframe(exe));
 
 	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	f.pid = w.pid;
+	f.gen = 1;
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
+	f.gen = 2;
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
 	EXPECT_EQ(0, wl_finish(&w));
 	EXPECT_TRUE(wl_exit_ok(&w));
 

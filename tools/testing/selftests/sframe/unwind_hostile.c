@@ -75,7 +75,7 @@
 #error "unsupported architecture"
 #endif
 
-/* Sampling time of each case, and the period of the churn case. */
+/* Shortest sampling time of the rewrite and churn cases, their period. */
 #define HOSTILE_RUN_MS		2000
 #define CHURN_RUN_MS		2500
 #define CHURN_MIN_LEAF		100
@@ -1217,20 +1217,24 @@ TEST_F(hostile, run)
 	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, self->copy,
 			       fp, NULL };
 	unsigned long nsamples, nkernel, nodd, seen, stopped;
+	struct phase_goal goals[3];
+	unsigned int nr_goals;
 	char name[64];
 	bool ok_ctl, ok_good, ok_host;
 	struct wl_run w;
 
 	sampler_get_opts(&o);
-	if (o.run_ms > HOSTILE_RUN_MS)
+	/* the rewriter and the churning thread need time for their rounds */
+	if (variant->expect == HE_REWRITE && o.run_ms < HOSTILE_RUN_MS)
 		o.run_ms = HOSTILE_RUN_MS;
 	/*
 	 * At a 10 us period an emulated CPU spends most of its time taking
-	 * samples: a longer phase, and fewer samples required.
+	 * samples: fewer samples required.
 	 */
 	if (variant->period_ns) {
 		o.period_ns = variant->period_ns;
-		o.run_ms = CHURN_RUN_MS;
+		if (o.run_ms < CHURN_RUN_MS)
+			o.run_ms = CHURN_RUN_MS;
 		if (o.min_leaf > CHURN_MIN_LEAF)
 			o.min_leaf = CHURN_MIN_LEAF;
 	}
@@ -1242,7 +1246,16 @@ TEST_F(hostile, run)
 	snprintf(name, sizeof(name), "sframe-hostile-%d-", getpid());
 
 	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	f.pid = w.pid;
+	goals[0] = (struct phase_goal){ .f = f, .leaf = expect_ctl[0] };
+	goals[1] = (struct phase_goal){ .f = f, .leaf = expect_good[0] };
+	/* what the checks below count of the hostile thread's samples */
+	goals[2] = (struct phase_goal){ .f = f, .leaf = expect_host[0] };
+	if (variant->expect == HE_USED)
+		goals[2].or_leaf = expect_step[0];
+	nr_goals = variant->expect == HE_USED || variant->expect == HE_STOP ?
+		   3 : 2;
+	EXPECT_EQ(0, wl_phase_until(&w, &o, goals, nr_goals));
 	EXPECT_EQ(0, wl_finish(&w));
 	EXPECT_TRUE(wl_exit_ok(&w)) {
 		diag("workload status %#x\n", w.status);

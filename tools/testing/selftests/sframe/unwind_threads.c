@@ -30,6 +30,11 @@ TEST(sframe_threads)
 {
 	struct sample_filter f = SAMPLE_FILTER_ANY;
 	pid_t tids[NR_THREADS + 1];
+	struct phase_goal g = {
+		.f = SAMPLE_FILTER_ANY,
+		.leaf = expect[0],
+		.threads = NR_THREADS,
+	};
 	struct sampler_opts o;
 	struct chain_stats st;
 	char exe[PATH_MAX], label[64];
@@ -43,7 +48,9 @@ TEST(sframe_threads)
 	ASSERT_EQ(1, elf_has_sframe(exe));
 
 	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	EXPECT_EQ(0, wl_phase(&w, o.run_ms));
+	/* enough samples in every thread */
+	g.f.pid = w.pid;
+	EXPECT_EQ(0, wl_phase_until(&w, &o, &g, 1));
 	EXPECT_EQ(0, wl_finish(&w));
 	EXPECT_TRUE(wl_exit_ok(&w));
 

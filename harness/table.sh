@@ -27,7 +27,11 @@ make -s -C "$TOP/tools/testing/selftests/sframe" OUTPUT="$share" CC="$cc" \
 
 # The switch_off test toggles the sysctl itself; leave it out of both runs.
 tests="unwind_basic unwind_static unwind_pie_dso unwind_dlopen unwind_fork unwind_threads unwind_exec unwind_nosframe unwind_pac"
-cmd="echo 1 > /proc/sys/kernel/unwind_user_sframe && ./run_all.sh $tests > on.tap 2>&1;
+# Each phase collects until it has TABLE_MIN_LEAF leaf samples (default 1000).
+min=${TABLE_MIN_LEAF:-1000}
+case "$min" in *[!0-9]*|'') die "TABLE_MIN_LEAF must be a number" ;; esac
+cmd="export UNWIND_MIN_LEAF=$min;
+echo 1 > /proc/sys/kernel/unwind_user_sframe && ./run_all.sh $tests > on.tap 2>&1;
 echo 0 > /proc/sys/kernel/unwind_user_sframe && ./run_all.sh $tests > off.tap 2>&1;
 echo 1 > /proc/sys/kernel/unwind_user_sframe; uname -r > kernel.txt; true"
 make --no-print-directory -C "$TOP" run ARCH="$arch" DIR="$share" CMD="$cmd" >"$share/run.log" 2>&1 ||
@@ -52,5 +56,5 @@ counts "$share/off.tap" >"$share/off.txt"
 	paste "$share/on.txt" "$share/off.txt" |
 		awk -F'\t' '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $6 }'
 	echo
-	echo "kernel $(cat "$share/kernel.txt"), $arch guest (QEMU TCG), one boot, $(date -u +%Y-%m-%d); command: make table ARCH=$arch"
+	echo "kernel $(cat "$share/kernel.txt"), $arch guest (QEMU TCG), one boot, $(date -u +%Y-%m-%d), phases until $min leaf samples; command: make table ARCH=$arch"
 } | tee "$OUT/table-$arch.md"

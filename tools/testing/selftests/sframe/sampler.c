@@ -1235,6 +1235,12 @@ int wl_start(struct wl_run *w, const char *path, char *const argv[],
 		close(p[1]);
 		waitpid(w->pid, NULL, 0);
 		w->pid = 0;
+		/* not allowed to sample here (perf_event_paranoid): skip */
+		if (ret == -EACCES || ret == -EPERM) {
+			diag("SKIP: sampling not permitted (kernel.perf_event_paranoid)\n");
+			fflush(stdout);
+			_exit(KSFT_SKIP);
+		}
 		return ret;
 	}
 	if (write(p[1], &c, 1) != 1) {

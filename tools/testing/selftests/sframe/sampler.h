@@ -159,6 +159,10 @@ struct wl_run {
 	struct sampler s;
 };
 
+/*
+ * Start @path sampled.  Where perf_event_open() is not permitted, the test
+ * (a harness test's own process) exits with KSFT_SKIP.
+ */
 int wl_start(struct wl_run *w, const char *path, char *const argv[],
 	     const struct sampler_opts *o);
 /*

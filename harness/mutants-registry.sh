@@ -8,32 +8,32 @@
 #   harness/mutants-registry.sh [NAME ...]     default: every mutant
 #
 # Needs the guest kernel (make kernel ARCH=x86_64) and the selftests built
-# by make check (out/check/share-x86_64/selftests) or SELFTESTS=dir.
+# by make check (out/check/x86_64/share/selftests) or SELFTESTS=dir.
 # Prints one TAP line per mutant: ok = killed.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 WT=$OUT/src/mutants
 B=$OUT/build/mutants-x86_64
-ST=${SELFTESTS:-$OUT/check/share-x86_64/selftests}
+ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 [ -f "$OUT/build/x86_64/.config" ] || die "no x86_64 guest kernel (make kernel ARCH=x86_64)"
 [ -x "$ST/unwind_registry" ] || die "no selftests in $ST (make check ARCH=x86_64, or SELFTESTS=dir)"
 
-# name|file|python-literal old|python-literal new|tests that must fail
+# name@file@python-literal old@python-literal new@tests that must fail
 MUTANTS=(
-"munmap-exec-only|mm/vma.c|'\tsframe_munmap(mm, vms->start, vms->end);'|'\tif (vms->exec_vm)\n\t\tsframe_munmap(mm, vms->start, vms->end);'|unwind_registry"
-"munmap-noop|kernel/unwind/sframe_mm.c|'if (start >= end || mtree_empty(&mm->sframe_mt))'|'if (1)'|unwind_registry"
-"dup-dontfork|kernel/unwind/sframe_mm.c|'if (sframe_text_copied(oldmm, start, last + 1)) {'|'if (1) {'|unwind_registry"
-"no-merge|kernel/unwind/sframe_mm.c|'if (left && sframe_same(left, sec))'|'if (0)'|unwind_registry"
-"free-in-rcu|kernel/unwind/sframe_mm.c|'\tmt_clear_in_rcu(&mm->sframe_mt);\n'|''|unwind_registry"
-"dup-not-checked|kernel/unwind/sframe_mm.c|'copy->state &= BIT(SFRAME_SEC_CHECKED) |'|'copy->state &= 0 &'|unwind_fork unwind_coldstart"
-"no-eager-validation|kernel/unwind/sframe_mm.c|'\t\tsframe_request_work(reg);'|'\t\t;'|unwind_coldstart"
-"munmap-no-gen|kernel/unwind/sframe_mm.c|'\tif (removed)\n\t\tsframe_mm_new_gen(mm);'|''|unwind_dlopen"
-"cache-key-no-gen|kernel/unwind/sframe_mm.c|'key = smp_load_acquire(&mm->sframe_gen);'|'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'|unwind_dlopen unwind_exec"
-"fp-after-eagain|kernel/unwind/user.c|'} else if (ret != -ENOENT) {'|'} else if (0) {'|unwind_coldstart"
-"no-uretprobe-translation|kernel/unwind/user.c|'\tra = unwind_user_uretprobe(state, ra);\n'|''|unwind_uretprobe"
-"no-data-remap-faultin|mm/util.c|'\t\t\tsframe_mmap_data(file, ret, len);'|'\t\t\t;'|unwind_dlopen"
-"no-memcg-accounting|kernel/unwind/sframe_mm.c|'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'|'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'|unwind_registry"
+"munmap-exec-only@mm/vma.c@'\tsframe_munmap(mm, vms->start, vms->end);'@'\tif (vms->exec_vm)\n\t\tsframe_munmap(mm, vms->start, vms->end);'@unwind_registry"
+"munmap-noop@kernel/unwind/sframe_mm.c@'if (start >= end || mtree_empty(&mm->sframe_mt))'@'if (1)'@unwind_registry"
+"dup-dontfork@kernel/unwind/sframe_mm.c@'if (sframe_text_copied(oldmm, start, last + 1)) {'@'if (1) {'@unwind_registry"
+"no-merge@kernel/unwind/sframe_mm.c@'if (left && sframe_same(left, sec))'@'if (0)'@unwind_registry"
+"free-in-rcu@kernel/unwind/sframe_mm.c@'\tmt_clear_in_rcu(&mm->sframe_mt);\n'@''@unwind_registry"
+"dup-not-checked@kernel/unwind/sframe_mm.c@'copy->state &= BIT(SFRAME_SEC_CHECKED) |'@'copy->state &= 0 &'@unwind_fork unwind_coldstart"
+"no-eager-validation@kernel/unwind/sframe_mm.c@'\t\tsframe_request_work(reg);'@'\t\t;'@unwind_coldstart"
+"munmap-no-gen@kernel/unwind/sframe_mm.c@'\tif (removed)\n\t\tsframe_mm_new_gen(mm);'@''@unwind_dlopen"
+"cache-key-no-gen@kernel/unwind/sframe_mm.c@'key = smp_load_acquire(&mm->sframe_gen);'@'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'@unwind_dlopen unwind_exec"
+"fp-after-eagain@kernel/unwind/user.c@'} else if (ret != -ENOENT) {'@'} else if (0) {'@unwind_coldstart"
+"no-uretprobe-translation@kernel/unwind/user.c@'\tra = unwind_user_uretprobe(state, ra);\n'@''@unwind_uretprobe"
+"no-data-remap-faultin@mm/util.c@'\t\t\tsframe_mmap_data(file, ret, len);'@'\t\t\t;'@unwind_dlopen"
+"no-memcg-accounting@kernel/unwind/sframe_mm.c@'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'@'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'@unwind_registry"
 )
 
 if [ ! -e "$WT/.git" ]; then
@@ -48,11 +48,24 @@ command -v ccache >/dev/null && KMAKE+=(CC="ccache gcc")
 note "building the unmutated kernel in $B"
 "${KMAKE[@]}" olddefconfig bzImage >"$B/build.log" 2>&1 || die "build failed ($B/build.log)"
 
+# guest_tests "TESTS" LOG: run the selftests TESTS in a guest on the kernel
+# in $B; non-zero if any failed (or the guest did not finish).
+guest_tests() {
+	local cmd="cd /host; rc=0; for t in $1; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
+	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" >"$2" 2>&1
+}
+
+# The tests must pass on the unmutated kernel, or no kill means anything.
+all_tests=$(for m in "${MUTANTS[@]}"; do echo "${m##*@}"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
+note "baseline: $all_tests on the unmutated kernel"
+guest_tests "$all_tests" "$B/run-baseline.log" ||
+	die "the tests fail on the unmutated kernel ($B/run-baseline.log)"
+
 want=("$@")
 n=0 killed=0
 echo "TAP version 13"
 for m in "${MUTANTS[@]}"; do
-	IFS='|' read -r name file old new tests <<<"$m"
+	IFS='@' read -r name file old new tests <<<"$m"
 	if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qx "$name"; then
 		continue
 	fi
@@ -74,10 +87,8 @@ PY
 		echo "not ok $n $name # does not build ($B/build-$name.log)"
 		continue
 	fi
-	cmd="cd /host; rc=0; for t in $tests; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
 	rc=0
-	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" \
-		>"$B/run-$name.log" 2>&1 || rc=$?
+	guest_tests "$tests" "$B/run-$name.log" || rc=$?
 	if [ "$rc" != 0 ]; then
 		killed=$((killed + 1))
 		echo "ok $n $name # killed by $(grep -E 'failed|panic|stopped' "$B/run-$name.log" | head -1)"

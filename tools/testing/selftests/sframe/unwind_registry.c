@@ -10,8 +10,10 @@
  * teardown_at_scale: thousands of registrations, copied by fork and freed
  *	at exit of the child and of the process: the kernel must survive.
  * The other tests lower vm.max_map_count to a little above what the
- * process maps and repeat a map/unmap path many more times than that:
- * a registration left behind by the path fills the quota, and the kernel
+ * process maps and repeat a map/unmap path many more times than that,
+ * each round at a new address (a registration left where text is mapped
+ * again only keeps the new text from registering, silently): a
+ * registration left behind by the path fills the quota, and the kernel
  * says so.  Paths: text mapped writable, text made non-executable before
  * munmap, text moved by mremap, text replaced by MAP_FIXED, MADV_DONTFORK
  * text in a forked child, and one file's text mapped page by page (one
@@ -336,15 +338,18 @@ TEST_F_TIMEOUT(registry, teardown_at_scale, 300)
 /* Text mapped read-write-execute, then unmapped. */
 TEST_F(registry, writable_text)
 {
+	char *area = reserve(ROUNDS * page);
 	int i;
 
+	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
 	for (i = 0; i < ROUNDS; i++) {
-		void *p = text_map(&self->t, NULL, 0,
-				   PROT_READ | PROT_WRITE | PROT_EXEC, 0);
+		char *at = area + i * page;
 
-		ASSERT_NE(MAP_FAILED, p);
-		ASSERT_EQ(0, munmap(p, page));
+		ASSERT_EQ(at, text_map(&self->t, at, 0,
+				       PROT_READ | PROT_WRITE | PROT_EXEC,
+				       MAP_FIXED));
+		ASSERT_EQ(0, munmap(at, page));
 	}
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
@@ -352,16 +357,18 @@ TEST_F(registry, writable_text)
 /* Text made non-executable, then unmapped. */
 TEST_F(registry, mprotect_then_munmap)
 {
+	char *area = reserve(ROUNDS * page);
 	int i;
 
+	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
 	for (i = 0; i < ROUNDS; i++) {
-		void *p = text_map(&self->t, NULL, 0,
-				   PROT_READ | PROT_EXEC, 0);
+		char *at = area + i * page;
 
-		ASSERT_NE(MAP_FAILED, p);
-		ASSERT_EQ(0, mprotect(p, page, PROT_READ));
-		ASSERT_EQ(0, munmap(p, page));
+		ASSERT_EQ(at, text_map(&self->t, at, 0, PROT_READ | PROT_EXEC,
+				       MAP_FIXED));
+		ASSERT_EQ(0, mprotect(at, page, PROT_READ));
+		ASSERT_EQ(0, munmap(at, page));
 	}
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
@@ -369,13 +376,13 @@ TEST_F(registry, mprotect_then_munmap)
 /* Text moved elsewhere by mremap: its old range is gone. */
 TEST_F(registry, mremap_text)
 {
-	char *area = reserve(2 * page);
+	char *area = reserve(2 * ROUNDS * page);
 	int i;
 
 	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
 	for (i = 0; i < ROUNDS; i++) {
-		char *from = area + (i & 1) * page, *to = area + !(i & 1) * page;
+		char *from = area + 2 * i * page, *to = from + page;
 		void *p = text_map(&self->t, from, 0, PROT_READ | PROT_EXEC,
 				   MAP_FIXED);
 
@@ -390,17 +397,20 @@ TEST_F(registry, mremap_text)
 /* Text replaced by an anonymous mapping with MAP_FIXED. */
 TEST_F(registry, map_fixed_over_text)
 {
-	char *area = reserve(page);
+	char *area = reserve(ROUNDS * page);
 	int i;
 
 	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
 	for (i = 0; i < ROUNDS; i++) {
-		ASSERT_EQ(area, text_map(&self->t, area, 0,
-					 PROT_READ | PROT_EXEC, MAP_FIXED));
-		ASSERT_EQ(area, mmap(area, page, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-				     -1, 0));
+		char *at = area + i * page;
+
+		ASSERT_EQ(at, text_map(&self->t, at, 0, PROT_READ | PROT_EXEC,
+				       MAP_FIXED));
+		ASSERT_EQ(at, mmap(at, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				   -1, 0));
+		ASSERT_EQ(0, munmap(at, page));
 	}
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
@@ -414,9 +424,11 @@ TEST_F(registry, map_fixed_over_text)
 TEST_F(registry, dontfork_text)
 {
 	const int k = 200;
+	char *child_area = reserve((k + 4) * page);
 	int i, status;
 	pid_t pid;
 
+	ASSERT_NE(NULL, child_area);
 	for (i = 0; i < k; i++) {
 		void *p = text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC, 0);
 
@@ -429,8 +441,9 @@ TEST_F(registry, dontfork_text)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		for (i = 0; i < k + 4; i++)
-			if (text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC,
-				     0) == MAP_FAILED)
+			if (text_map(&self->t, child_area + i * page, 0,
+				     PROT_READ | PROT_EXEC, MAP_FIXED) ==
+			    MAP_FAILED)
 				_exit(10);
 		_exit(0);
 	}

@@ -196,6 +196,9 @@ FIXTURE_SETUP(registry)
 {
 	char lib[PATH_MAX];
 
+	/* without registrations every check here would pass */
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "no SFrame registrations (kernel.unwind_user_sframe not 1)");
 	page = sysconf(_SC_PAGESIZE);
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_a.so"));
 	ASSERT_EQ(1, elf_has_sframe(lib));
@@ -329,89 +332,90 @@ TEST_F_TIMEOUT(registry, teardown_at_scale, 300)
 	diag("unreclaimable slab: %ld kB before, %ld kB with them, %ld kB after exit\n",
 	     before, during, after);
 	ASSERT_LT(before + 1024, during) {
-		diag("the registrations took less kernel memory than expected\n");
+		diag("the mappings took less kernel memory than expected\n");
 	}
 	EXPECT_LE(after, before + slack);
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 
-/* Text mapped read-write-execute, then unmapped. */
+/* How a round ends the text it maps. */
+enum text_end {
+	END_WRITABLE,		/* mapped read-write-execute, unmapped */
+	END_MPROTECT,		/* made non-executable, then unmapped */
+	END_MREMAP,		/* moved by mremap: its old range is gone */
+	END_MAP_FIXED,		/* replaced by an anonymous MAP_FIXED mapping */
+};
+
+/*
+ * ROUNDS rounds of mapping one text page and ending it the @how way, each
+ * at a new address: 0, or -1 if a step failed.
+ */
+static int text_rounds(const struct text_file *t, enum text_end how)
+{
+	char *area = reserve(2 * ROUNDS * page), *at;
+	int prot = PROT_READ | PROT_EXEC;
+	int i;
+
+	if (!area)
+		return -1;
+	if (how == END_WRITABLE)
+		prot |= PROT_WRITE;
+	/* rounds side by side: the holes they leave join, no VMA is split */
+	for (i = 0; i < ROUNDS; i++) {
+		at = area + (how == END_MREMAP ? 2 : 1) * i * page;
+		if (text_map(t, at, 0, prot, MAP_FIXED) != at)
+			return -1;
+		switch (how) {
+		case END_MPROTECT:
+			if (mprotect(at, page, PROT_READ))
+				return -1;
+			break;
+		case END_MREMAP:
+			if (mremap(at, page, page, MREMAP_MAYMOVE | MREMAP_FIXED,
+				   at + page) != at + page)
+				return -1;
+			at += page;
+			break;
+		case END_MAP_FIXED:
+			if (mmap(at, page, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+				 0) != at)
+				return -1;
+			break;
+		default:
+			break;
+		}
+		if (munmap(at, page))
+			return -1;
+	}
+	return 0;
+}
+
 TEST_F(registry, writable_text)
 {
-	char *area = reserve(ROUNDS * page);
-	int i;
-
-	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
-	for (i = 0; i < ROUNDS; i++) {
-		char *at = area + i * page;
-
-		ASSERT_EQ(at, text_map(&self->t, at, 0,
-				       PROT_READ | PROT_WRITE | PROT_EXEC,
-				       MAP_FIXED));
-		ASSERT_EQ(0, munmap(at, page));
-	}
+	ASSERT_EQ(0, text_rounds(&self->t, END_WRITABLE));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 
-/* Text made non-executable, then unmapped. */
 TEST_F(registry, mprotect_then_munmap)
 {
-	char *area = reserve(ROUNDS * page);
-	int i;
-
-	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
-	for (i = 0; i < ROUNDS; i++) {
-		char *at = area + i * page;
-
-		ASSERT_EQ(at, text_map(&self->t, at, 0, PROT_READ | PROT_EXEC,
-				       MAP_FIXED));
-		ASSERT_EQ(0, mprotect(at, page, PROT_READ));
-		ASSERT_EQ(0, munmap(at, page));
-	}
+	ASSERT_EQ(0, text_rounds(&self->t, END_MPROTECT));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 
-/* Text moved elsewhere by mremap: its old range is gone. */
 TEST_F(registry, mremap_text)
 {
-	char *area = reserve(2 * ROUNDS * page);
-	int i;
-
-	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
-	for (i = 0; i < ROUNDS; i++) {
-		char *from = area + 2 * i * page, *to = from + page;
-		void *p = text_map(&self->t, from, 0, PROT_READ | PROT_EXEC,
-				   MAP_FIXED);
-
-		ASSERT_EQ(from, p);
-		ASSERT_EQ(to, mremap(from, page, page,
-				     MREMAP_MAYMOVE | MREMAP_FIXED, to));
-		ASSERT_EQ(0, munmap(to, page));
-	}
+	ASSERT_EQ(0, text_rounds(&self->t, END_MREMAP));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 
-/* Text replaced by an anonymous mapping with MAP_FIXED. */
 TEST_F(registry, map_fixed_over_text)
 {
-	char *area = reserve(ROUNDS * page);
-	int i;
-
-	ASSERT_NE(NULL, area);
 	ASSERT_EQ(0, quota(64));
-	for (i = 0; i < ROUNDS; i++) {
-		char *at = area + i * page;
-
-		ASSERT_EQ(at, text_map(&self->t, at, 0, PROT_READ | PROT_EXEC,
-				       MAP_FIXED));
-		ASSERT_EQ(at, mmap(at, page, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-				   -1, 0));
-		ASSERT_EQ(0, munmap(at, page));
-	}
+	ASSERT_EQ(0, text_rounds(&self->t, END_MAP_FIXED));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 

@@ -90,6 +90,8 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
+void sframe_collector_get(void);
+void sframe_collector_put(void);
 
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
 
@@ -113,6 +115,9 @@ static inline int sframe_find_user(unsigned long ip,
 {
 	return -ENOENT;
 }
+
+static inline void sframe_collector_get(void) {}
+static inline void sframe_collector_put(void) {}
 
 #endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
 

@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) "sframe: " fmt
 
 #include <linux/dcache.h>
+#include <linux/debugfs.h>
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -43,8 +44,11 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/sframe.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/task_work.h>
 
 #include <asm/unwind_user.h>
@@ -64,6 +68,36 @@
 /* task_struct.sframe_work_pending bit */
 #define SFRAME_WORK_PENDING		0
 
+/* mm_struct.sframe_flags bits */
+#define SFRAME_MM_UNDISCOVERED		0	/* text mapped, not looked at */
+#define SFRAME_MM_DISCOVERING		1	/* a task is looking at it */
+
+/**
+ * struct sframe_file_key - a .sframe section of a file in a given state
+ * @dev:	device of the file system
+ * @gen:	inode generation
+ * @ino:	inode number
+ * @size:	file size
+ * @ctime_sec:	last change of the inode (data or metadata), seconds
+ * @ctime_nsec:	and nanoseconds
+ * @pad:	zero
+ * @off:	file offset of the section
+ * @len:	its size
+ *
+ * Without padding, so that keys compare with memcmp().
+ */
+struct sframe_file_key {
+	u32	dev;
+	u32	gen;
+	u64	ino;
+	s64	size;
+	s64	ctime_sec;
+	u32	ctime_nsec;
+	u32	pad;
+	u64	off;
+	u64	len;
+};
+
 /**
  * struct sframe_section - one registered .sframe section
  * @tbl:	the decoder's view of the section; its text range spans the
@@ -71,6 +105,7 @@
  * @valid:	progress of the validation (under SFRAME_SEC_BUSY)
  * @inode:	the file it was read from, to recognize more of its text;
  *		only compared, never dereferenced
+ * @key:	the file and section, as they were when it was registered
  * @wanted:	in mm->sframe_wanted while SFRAME_SEC_WANTED is set
  * @ref:	references: the tree holds one, mm->sframe_wanted another
  * @state:	SFRAME_SEC_* bits
@@ -81,6 +116,7 @@ struct sframe_section {
 	struct sframe_table	tbl;
 	struct sframe_validation valid;
 	const struct inode	*inode;
+	struct sframe_file_key	key;
 	struct llist_node	wanted;
 	refcount_t		ref;
 	unsigned long		state;
@@ -126,6 +162,8 @@ struct sframe_cache {
 	struct sframe_cache_entry
 			set[1 << SFRAME_CACHE_SET_BITS][SFRAME_CACHE_WAYS];
 	unsigned int	busy;
+	unsigned long	hits;
+	unsigned long	misses;
 };
 
 static struct sframe_cache __percpu *sframe_cache __read_mostly;
@@ -151,6 +189,137 @@ static int __init sframe_cache_init(void)
 	return 0;
 }
 late_initcall(sframe_cache_init);
+
+/* What the registry did, for debugfs: see sframe_stats_show(). */
+enum sframe_stat {
+	SFRAME_STAT_FILES_READ,
+	SFRAME_STAT_REGISTERED,
+	SFRAME_STAT_VALIDATED,
+	SFRAME_STAT_VALIDATION_SHARED,
+	SFRAME_STAT_DISCOVERIES,
+	SFRAME_STAT_NR
+};
+
+static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
+	[SFRAME_STAT_FILES_READ]	= "files_read",
+	[SFRAME_STAT_REGISTERED]	= "registered",
+	[SFRAME_STAT_VALIDATED]		= "validated",
+	[SFRAME_STAT_VALIDATION_SHARED]	= "validation_shared",
+	[SFRAME_STAT_DISCOVERIES]	= "discoveries",
+};
+
+static atomic_long_t sframe_stats[SFRAME_STAT_NR];
+
+/*
+ * Users of call chains: perf events that sample them and BPF programs that
+ * ask for stacks (both take the perf call chain buffers). While there are
+ * none, mapping a file reads nothing from it; the text a process maps
+ * meanwhile is looked at when an unwind first needs it.
+ */
+static atomic_t sframe_collectors;
+
+/**
+ * sframe_collector_get() - note a new user of user space call chains
+ *
+ * Called when a perf event that samples call chains, or a BPF program
+ * that takes stacks, is set up. From then on, SFrame sections are found
+ * when their files are mapped, so that new processes have them from their
+ * first sample.
+ */
+void sframe_collector_get(void)
+{
+	atomic_inc(&sframe_collectors);
+}
+
+/**
+ * sframe_collector_put() - drop a user noted by sframe_collector_get()
+ */
+void sframe_collector_put(void)
+{
+	atomic_dec(&sframe_collectors);
+}
+
+static void sframe_stat_inc(enum sframe_stat stat)
+{
+	atomic_long_inc(&sframe_stats[stat]);
+}
+
+/*
+ * Sections validated lately, by file and state of the file: a new
+ * registration of a file that has not changed since takes the validation
+ * over instead of reading every row again. A slot taken by another file
+ * only costs a validation. A file written since has a new change time;
+ * a new file on a reused inode number has another change time too.
+ */
+#define SFRAME_VALID_BITS		8
+
+static struct sframe_file_key sframe_valid[1 << SFRAME_VALID_BITS];
+static DEFINE_SPINLOCK(sframe_valid_lock);
+
+static struct sframe_file_key *sframe_valid_slot(const struct sframe_file_key *key)
+{
+	return &sframe_valid[hash_64(key->ino ^ key->off ^ ((u64)key->dev << 32),
+				     SFRAME_VALID_BITS)];
+}
+
+static bool sframe_valid_known(const struct sframe_file_key *key)
+{
+	bool known;
+
+	spin_lock(&sframe_valid_lock);
+	known = !memcmp(sframe_valid_slot(key), key, sizeof(*key));
+	spin_unlock(&sframe_valid_lock);
+	return known;
+}
+
+static void sframe_valid_remember(const struct sframe_file_key *key)
+{
+	spin_lock(&sframe_valid_lock);
+	*sframe_valid_slot(key) = *key;
+	spin_unlock(&sframe_valid_lock);
+}
+
+static void sframe_file_key(struct sframe_file_key *key,
+			    const struct inode *inode,
+			    const struct elf64_phdr *ph)
+{
+	struct timespec64 ctime = inode_get_ctime(inode);
+
+	memset(key, 0, sizeof(*key));
+	key->dev = inode->i_sb->s_dev;
+	key->gen = inode->i_generation;
+	key->ino = inode->i_ino;
+	key->size = i_size_read(inode);
+	key->ctime_sec = ctime.tv_sec;
+	key->ctime_nsec = ctime.tv_nsec;
+	key->off = ph->p_offset;
+	key->len = ph->p_filesz;
+}
+
+/*
+ * Did the task validate what the file holds? Only if the section is
+ * mapped from that file at its offset and no page of that mapping was
+ * ever copied on write.
+ */
+static bool sframe_section_is_file(struct mm_struct *mm,
+				   const struct sframe_section *sec)
+{
+	unsigned long start = sec->tbl.sec_start;
+	struct vm_area_struct *vma;
+	bool ret = false;
+
+	if (mmap_read_lock_killable(mm))
+		return false;
+	vma = vma_lookup(mm, start);
+	if (vma && vma->vm_file && !vma->anon_vma &&
+	    d_real_inode(vma->vm_file->f_path.dentry) == sec->inode &&
+	    sec->tbl.sec_end <= vma->vm_end &&
+	    ((u64)vma->vm_pgoff << PAGE_SHIFT) + (start - vma->vm_start) ==
+	    sec->key.off)
+		ret = true;
+	mmap_read_unlock(mm);
+	return ret;
+}
 
 static void sframe_put(struct sframe_section *sec)
 {
@@ -178,6 +347,9 @@ static void sframe_section_work(struct sframe_section *sec)
 	ret = sframe_table_validate_resume(&sec->tbl, &sec->valid);
 	if (!ret) {
 		set_bit(SFRAME_SEC_CHECKED, &sec->state);
+		sframe_stat_inc(SFRAME_STAT_VALIDATED);
+		if (sframe_section_is_file(current->mm, sec))
+			sframe_valid_remember(&sec->key);
 	} else if (ret != -EFAULT && ret != -EINTR) {
 		/* -EFAULT, -EINTR: go on when a lookup needs it next. */
 		set_bit(SFRAME_SEC_BAD, &sec->state);
@@ -209,38 +381,35 @@ static void sframe_do_wanted(struct mm_struct *mm, bool work)
 	}
 }
 
+static void sframe_discover(struct mm_struct *mm);
+
 /* Runs as task_work when the task returns to user space. */
 static void sframe_work_fn(struct callback_head *head)
 {
 	struct task_struct *curr = current;
 
-	if (curr->mm && !(curr->flags & PF_EXITING))
+	if (curr->mm && !(curr->flags & PF_EXITING)) {
+		/* The sections it finds are validated right after. */
+		if (test_bit(SFRAME_MM_UNDISCOVERED, &curr->mm->sframe_flags))
+			sframe_discover(curr->mm);
 		sframe_do_wanted(curr->mm, true);
+	}
 
 	clear_bit_unlock(SFRAME_WORK_PENDING, &curr->sframe_work_pending);
 }
 
 /*
- * Ask the current task to validate @sec, or to fault it in, before it
- * returns to user space. @sec must be in the current mm's tree, and the
- * caller in an RCU read-side section or holding mmap_lock.
+ * Have the current task run sframe_work_fn() before it returns to user
+ * space.
  *
  * Context: any context, including NMI.
  */
-static void sframe_request_work(struct sframe_section *sec)
+static void sframe_queue_work(void)
 {
 	struct task_struct *curr = current;
 
 	if (curr->flags & (PF_EXITING | PF_KTHREAD))
 		return;
-	if (!test_and_set_bit(SFRAME_SEC_WANTED, &sec->state)) {
-		/* A section on its way out of the tree is not worked on. */
-		if (!refcount_inc_not_zero(&sec->ref)) {
-			clear_bit(SFRAME_SEC_WANTED, &sec->state);
-			return;
-		}
-		llist_add(&sec->wanted, &curr->mm->sframe_wanted);
-	}
 	if (test_and_set_bit_lock(SFRAME_WORK_PENDING,
 				  &curr->sframe_work_pending))
 		return;
@@ -253,6 +422,28 @@ static void sframe_request_work(struct sframe_section *sec)
 				 &curr->sframe_work_pending);
 }
 
+/*
+ * Ask the current task to validate @sec, or to fault it in, before it
+ * returns to user space. @sec must be in the current mm's tree, and the
+ * caller in an RCU read-side section or holding mmap_lock.
+ *
+ * Context: any context, including NMI.
+ */
+static void sframe_request_work(struct sframe_section *sec)
+{
+	if (current->flags & (PF_EXITING | PF_KTHREAD))
+		return;
+	if (!test_and_set_bit(SFRAME_SEC_WANTED, &sec->state)) {
+		/* A section on its way out of the tree is not worked on. */
+		if (!refcount_inc_not_zero(&sec->ref)) {
+			clear_bit(SFRAME_SEC_WANTED, &sec->state);
+			return;
+		}
+		llist_add(&sec->wanted, &current->mm->sframe_wanted);
+	}
+	sframe_queue_work();
+}
+
 /* Look up @ip in the current task's registered sections. */
 static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
 			 struct unwind_user_frame *frame)
@@ -262,7 +453,15 @@ static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
 
 	rcu_read_lock();
 	sec = mtree_load(&mm->sframe_mt, ip);
-	if (!sec || test_bit(SFRAME_SEC_BAD, &sec->state))
+	if (!sec) {
+		/* Text of this mm was not looked at yet: it may have SFrame. */
+		if (test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags)) {
+			sframe_queue_work();
+			ret = -EAGAIN;
+		}
+		goto out;
+	}
+	if (test_bit(SFRAME_SEC_BAD, &sec->state))
 		goto out;
 
 	if (!test_bit(SFRAME_SEC_CHECKED, &sec->state)) {
@@ -354,10 +553,12 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 						       SFRAME_CACHE_SET_BITS)]);
 		for (i = 0; i < SFRAME_CACHE_WAYS; i++) {
 			if (set[i].ip == ip && set[i].key == key) {
+				this_cpu_inc(cache->hits);
 				ret = sframe_cache_get(&set[i], frame);
 				goto out;
 			}
 		}
+		this_cpu_inc(cache->misses);
 	}
 
 	ret = sframe_lookup(mm, ip, frame);
@@ -373,12 +574,41 @@ out:
 	return ret;
 }
 
-static int sframe_kernel_read(struct file *file, void *buf, size_t len,
-			      loff_t pos)
+/*
+ * Read from the page cache, as the mapping sees the file, and as uprobes
+ * reads text: not a read of the file (that was checked at mmap), so no
+ * permission hook, no access event, no atime or I/O accounting.
+ */
+static int sframe_file_read(struct file *file, void *buf, size_t len,
+			    loff_t pos)
 {
-	ssize_t n = kernel_read(file, buf, len, &pos);
+	struct address_space *mapping = file->f_mapping;
+	loff_t size = i_size_read(mapping->host);
+	struct page *page;
+	size_t n;
 
-	return n == len ? 0 : -EIO;
+	if (pos < 0 || len > size || pos > size - len)
+		return -EIO;
+	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
+		return -EIO;
+
+	while (len) {
+		if (mapping->a_ops->read_folio)
+			page = read_mapping_page(mapping, pos >> PAGE_SHIFT,
+						 file);
+		else
+			page = shmem_read_mapping_page(mapping,
+						       pos >> PAGE_SHIFT);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(pos));
+		memcpy_from_page(buf, page, offset_in_page(pos), n);
+		put_page(page);
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
 }
 
 /* Is [start, start + size) inside a read-only PT_LOAD segment? */
@@ -421,7 +651,8 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	unsigned int i;
 	int ret;
 
-	if (sframe_kernel_read(file, &ehdr, sizeof(ehdr), 0))
+	sframe_stat_inc(SFRAME_STAT_FILES_READ);
+	if (sframe_file_read(file, &ehdr, sizeof(ehdr), 0))
 		return NULL;
 	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
 	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -434,8 +665,8 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	phdrs = kmalloc_array(ehdr.e_phnum, sizeof(*phdrs), GFP_KERNEL);
 	if (!phdrs)
 		return NULL;
-	if (sframe_kernel_read(file, phdrs, ehdr.e_phnum * sizeof(*phdrs),
-			       ehdr.e_phoff))
+	if (sframe_file_read(file, phdrs, ehdr.e_phnum * sizeof(*phdrs),
+			     ehdr.e_phoff))
 		goto out;
 
 	for (i = 0; i < ehdr.e_phnum; i++) {
@@ -474,7 +705,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 				     sframe->p_memsz))
 		goto bad;
 
-	ret = sframe_kernel_read(file, &hdr, sizeof(hdr), sframe->p_offset);
+	ret = sframe_file_read(file, &hdr, sizeof(hdr), sframe->p_offset);
 	if (ret)
 		goto bad;
 
@@ -493,6 +724,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	}
 	/* The file of the mapping: a stacked file system maps its lower one. */
 	sec->inode = d_real_inode(file->f_path.dentry);
+	sframe_file_key(&sec->key, sec->inode, sframe);
 	refcount_set(&sec->ref, 1);
 	snprintf(sec->name, sizeof(sec->name), "%pD", file);
 	*start = text_start;
@@ -590,24 +822,16 @@ unlock:
 	return reg;
 }
 
-/**
- * sframe_mmap_file() - register the SFrame section of a new text mapping
- * @file:	the file just mapped
- * @addr:	start of the new mapping
- * @len:	length of the new mapping
- * @pgoff:	file offset of the mapping, in pages
- *
- * Called after a successful executable mmap of a file, for the program and
- * its interpreter at execve as for every later mmap. Reads the file's ELF
- * program headers and, if they have a PT_GNU_SFRAME segment, registers it
- * for the part of [@addr, @addr + @len) that holds an executable segment,
- * if that is still the file's mapping. The section is validated before the
- * task returns to user space. Does nothing while sframe_enabled() is false.
- *
- * Context: process context, mmap_lock not held. May sleep.
+/*
+ * Read the ELF program headers of @file and, if they have a PT_GNU_SFRAME
+ * segment, register it for the part of the current task's mapping
+ * [@addr, @addr + @len) at file page @pgoff that holds an executable
+ * segment, if that is still the file's mapping. The section is validated
+ * (or, if a task validated the unchanged file before, brought in) before
+ * the task returns to user space.
  */
-void sframe_mmap_file(struct file *file, unsigned long addr,
-		      unsigned long len, unsigned long pgoff)
+static void sframe_register(struct file *file, unsigned long addr,
+			    unsigned long len, unsigned long pgoff)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec, *reg;
@@ -615,8 +839,7 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 	unsigned long start, end;
 	unsigned int nr;
 
-	/* Nothing is read from the file while SFrame is not used. */
-	if (!mm || !sframe_enabled() || !S_ISREG(file_inode(file)->i_mode))
+	if (!S_ISREG(file_inode(file)->i_mode))
 		return;
 
 	sec = sframe_section_from_file(file, addr, len, pgoff, &start, &end);
@@ -635,8 +858,20 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 	    vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT) ==
 	    pgoff + ((start - addr) >> PAGE_SHIFT))
 		reg = sframe_mm_insert(mm, sec, start, end);
-	/* Validate it before the task runs the code it describes. */
-	if (!IS_ERR(reg) && !test_bit(SFRAME_SEC_CHECKED, &reg->state))
+	if (reg == sec) {
+		sframe_stat_inc(SFRAME_STAT_REGISTERED);
+		/* The file has not changed since a task validated it. */
+		if (sframe_valid_known(&sec->key)) {
+			set_bit(SFRAME_SEC_CHECKED, &sec->state);
+			sframe_stat_inc(SFRAME_STAT_VALIDATION_SHARED);
+		}
+	}
+	/*
+	 * Validate a new section, or bring its pages in, before the task
+	 * runs the code it describes.
+	 */
+	if (!IS_ERR(reg) &&
+	    (reg == sec || !test_bit(SFRAME_SEC_CHECKED, &reg->state)))
 		sframe_request_work(reg);
 	nr = mm->sframe_nr;
 	mmap_write_unlock(mm);
@@ -647,6 +882,84 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 				    nr);
 	if (reg != sec)
 		kfree(sec);
+}
+
+/*
+ * Look at the text of @mm that was mapped while nobody collected call
+ * chains: register the SFrame sections of its executable file mappings.
+ * Stops on a fatal signal, to go on when an unwind next asks.
+ */
+static void sframe_discover(struct mm_struct *mm)
+{
+	unsigned long addr = 0, start, len, pgoff;
+	struct vm_area_struct *vma;
+	struct file *file;
+
+	if (test_and_set_bit_lock(SFRAME_MM_DISCOVERING, &mm->sframe_flags))
+		return;
+	/* Text mapped from now on registers itself, or sets it again. */
+	clear_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags);
+	sframe_stat_inc(SFRAME_STAT_DISCOVERIES);
+
+	for (;;) {
+		VMA_ITERATOR(vmi, mm, addr);
+
+		if (fatal_signal_pending(current) ||
+		    mmap_read_lock_killable(mm)) {
+			set_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags);
+			break;
+		}
+		file = NULL;
+		for_each_vma(vmi, vma) {
+			if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file ||
+			    mtree_load(&mm->sframe_mt, vma->vm_start))
+				continue;
+			file = get_file(vma->vm_file);
+			start = vma->vm_start;
+			len = vma->vm_end - start;
+			pgoff = vma->vm_pgoff;
+			break;
+		}
+		mmap_read_unlock(mm);
+		if (!file)
+			break;
+
+		sframe_register(file, start, len, pgoff);
+		fput(file);
+		addr = start + len;
+		cond_resched();
+	}
+	clear_bit_unlock(SFRAME_MM_DISCOVERING, &mm->sframe_flags);
+}
+
+/**
+ * sframe_mmap_file() - register the SFrame section of a new text mapping
+ * @file:	the file just mapped
+ * @addr:	start of the new mapping
+ * @len:	length of the new mapping
+ * @pgoff:	file offset of the mapping, in pages
+ *
+ * Called after a successful executable mmap of a file, for the program and
+ * its interpreter at execve as for every later mmap. While something
+ * collects user call chains and sframe_enabled() is true, registers the
+ * file's SFrame section for the new text at once, so that the first
+ * samples in it are complete. Otherwise reads nothing, and leaves the text
+ * to be looked at when an unwind of this process first needs it.
+ *
+ * Context: process context, mmap_lock not held. May sleep.
+ */
+void sframe_mmap_file(struct file *file, unsigned long addr,
+		      unsigned long len, unsigned long pgoff)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm)
+		return;
+	if (!sframe_enabled() || !atomic_read(&sframe_collectors)) {
+		set_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags);
+		return;
+	}
+	sframe_register(file, addr, len, pgoff);
 }
 
 /**
@@ -732,6 +1045,7 @@ void sframe_mm_init(struct mm_struct *mm)
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
 	init_llist_head(&mm->sframe_wanted);
 	mm->sframe_nr = 0;
+	mm->sframe_flags = 0;
 	sframe_mm_new_gen(mm);
 }
 
@@ -766,6 +1080,11 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	MA_STATE(mas, &oldmm->sframe_mt, 0, 0);
 	struct sframe_section *sec, *copy;
+
+	/* What the parent has not looked at, the child has not either. */
+	if (oldmm->sframe_flags & (BIT(SFRAME_MM_UNDISCOVERED) |
+				   BIT(SFRAME_MM_DISCOVERING)))
+		set_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags);
 
 	rcu_read_lock();
 	mas_for_each(&mas, sec, ULONG_MAX) {
@@ -819,6 +1138,37 @@ void sframe_mm_free(struct mm_struct *mm)
 	}
 	mtree_destroy(&mm->sframe_mt);
 }
+
+#ifdef CONFIG_DEBUG_FS
+static int sframe_stats_show(struct seq_file *m, void *v)
+{
+	unsigned long hits = 0, misses = 0;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < SFRAME_STAT_NR; i++)
+		seq_printf(m, "%s %ld\n", sframe_stat_names[i],
+			   atomic_long_read(&sframe_stats[i]));
+	if (sframe_cache) {
+		for_each_possible_cpu(cpu) {
+			hits += per_cpu_ptr(sframe_cache, cpu)->hits;
+			misses += per_cpu_ptr(sframe_cache, cpu)->misses;
+		}
+	}
+	seq_printf(m, "cache_hits %lu\ncache_misses %lu\n", hits, misses);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_stats);
+
+static int __init sframe_debugfs_init(void)
+{
+	debugfs_create_file("sframe_stats", 0444, NULL, NULL,
+			    &sframe_stats_fops);
+	return 0;
+}
+late_initcall(sframe_debugfs_init);
+#endif /* CONFIG_DEBUG_FS */
+
 /**
  * sframe_task_init() - reset the SFrame task_work state of a new task
  * @p:		the new task, a copy of its parent

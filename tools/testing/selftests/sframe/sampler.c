@@ -20,6 +20,7 @@
 #include <linux/elf.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1044,6 +1045,9 @@ void chain_count(const struct sampler *s, const struct sample_filter *f,
 		st->leaf++;
 		if (chain_match(smp, expect, depth))
 			st->complete++;
+		else if (smp->depth < depth &&
+			 chain_match(smp, expect, smp->depth))
+			st->truncated++;
 	}
 }
 
@@ -1454,6 +1458,47 @@ int unwind_sysctl_read(void)
 		return n ? -errno : -EINVAL;
 	buf[n] = 0;
 	return atoi(buf);
+}
+
+int collector_open(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 1000000;
+	attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+long sframe_stat(const char *name)
+{
+	static const char path[] = "/sys/kernel/debug/sframe_stats";
+	char key[64];
+	long val, ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f && errno == ENOENT &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
+		f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %ld", key, &val) == 2) {
+		if (!strcmp(key, name)) {
+			ret = val;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
 int unwind_sysctl_write(int val)

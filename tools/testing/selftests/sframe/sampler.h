@@ -126,6 +126,7 @@ struct sample_filter {
 struct chain_stats {
 	unsigned long leaf;	/* samples whose leaf is the expected leaf */
 	unsigned long complete;	/* ... starting with the whole sequence */
+	unsigned long truncated; /* ... shorter, but right as far as it goes */
 	unsigned long warmup;	/* leaf samples ignored as warm-up */
 	unsigned long total;	/* samples matching the filter */
 };
@@ -192,6 +193,14 @@ int self_dir_file(char *buf, size_t len, const char *name);
 int elf_has_sframe(const char *path);
 int unwind_sysctl_read(void);
 int unwind_sysctl_write(int val);
+/*
+ * A perf event that would sample user call chains, disabled: while one
+ * exists, the kernel finds SFrame sections when files are mapped.  Returns
+ * its fd or -errno.
+ */
+int collector_open(void);
+/* A counter of /sys/kernel/debug/sframe_stats (debugfs mounted if need be). */
+long sframe_stat(const char *name);
 __printf(1, 2) void diag(const char *fmt, ...);
 void diag_env(const char *path);
 void diag_elf(const char *path);

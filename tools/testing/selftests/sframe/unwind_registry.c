@@ -190,6 +190,7 @@ FIXTURE(registry) {
 	struct text_file t;
 	int saved_max;
 	int kmsg;
+	int collector;
 };
 
 FIXTURE_SETUP(registry)
@@ -199,6 +200,10 @@ FIXTURE_SETUP(registry)
 	/* without registrations every check here would pass */
 	if (unwind_sysctl_read() != 1)
 		SKIP(return, "no SFrame registrations (kernel.unwind_user_sframe not 1)");
+	/* sections are registered at mmap while call chains are collected */
+	self->collector = collector_open();
+	if (self->collector < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-self->collector));
 	page = sysconf(_SC_PAGESIZE);
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_a.so"));
 	ASSERT_EQ(1, elf_has_sframe(lib));
@@ -212,6 +217,7 @@ FIXTURE_SETUP(registry)
 FIXTURE_TEARDOWN(registry)
 {
 	sysctl_write(MAX_MAP_COUNT, self->saved_max);
+	close(self->collector);
 	close(self->kmsg);
 	close(self->t.fd);
 }

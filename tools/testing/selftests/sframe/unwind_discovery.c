@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * When the kernel looks for SFrame sections, and what it costs the files.
+ *
+ * no_reads_without_collector: while nothing collects user call chains,
+ *	mapping an SFrame library's text reads nothing from it; with a perf
+ *	event that samples call chains, the same mapping is registered.
+ * no_access_events: the kernel's reads of a mapped file are not reads of
+ *	the file: no IN_ACCESS event for an inotify watch on it.
+ * validation_shared: a process that maps a library another process has
+ *	validated, unchanged since, takes that validation over; once the file
+ *	is written to, it is validated again.
+ * on_demand: a process whose text was mapped while SFrame was off gets its
+ *	sections when SFrame is turned on: its chains are complete from the
+ *	first samples on, and the few before that are cut short, not wrong.
+ *
+ * The counters come from /sys/kernel/debug/sframe_stats; nothing else may
+ * map files meanwhile (a quiet guest).  This program itself starts before
+ * any collector: its own text is looked at once the kernel first works
+ * for it with a collector open (collector_settle()), which the counts of
+ * a test must not include.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/elf.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+#define ON_DEMAND_MAX_CUT	5
+
+static const char *const expect[] = { "c", "b", "a", "main" };
+
+/* Offset of the first executable segment of @fd, or -1. */
+static off_t text_offset(int fd)
+{
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
+	int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			return ph.p_offset & ~(sysconf(_SC_PAGESIZE) - 1);
+	}
+	return -1;
+}
+
+/* Map one page of @fd's text (at @off) executable, and unmap it. */
+static int map_text(int fd, off_t off)
+{
+	void *p;
+
+	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE, fd, off);
+	if (p == MAP_FAILED)
+		return -1;
+	return munmap(p, sysconf(_SC_PAGESIZE));
+}
+
+/* Copy @from to @to, a new file. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, ret = -1;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto out;
+	ret = n ? -1 : 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ret = -1;
+	return ret;
+}
+
+/* dlopen() @path in a child process, which then exits. */
+static int dlopen_child(const char *path)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(dlopen(path, RTLD_NOW) ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/*
+ * Open a collector and let the kernel look at this process's own text
+ * (the work that registers the mapping does it), before counting.
+ */
+static int collector_settle(int fd, off_t off)
+{
+	int collector = collector_open();
+
+	if (collector >= 0 && map_text(fd, off)) {
+		close(collector);
+		return -EIO;
+	}
+	return collector;
+}
+
+FIXTURE(discovery) {
+	char lib[PATH_MAX];
+	int fd;
+	off_t text;
+	int collector;
+};
+
+FIXTURE_SETUP(discovery)
+{
+	self->collector = -1;
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "kernel.unwind_user_sframe is not 1");
+	if (sframe_stat("files_read") < 0)
+		SKIP(return, "no /sys/kernel/debug/sframe_stats");
+	ASSERT_EQ(0, self_dir_file(self->lib, sizeof(self->lib),
+				   "libsf_a.so"));
+	ASSERT_EQ(1, elf_has_sframe(self->lib));
+	self->fd = open(self->lib, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->text = text_offset(self->fd);
+	ASSERT_LE(0, self->text);
+}
+
+FIXTURE_TEARDOWN(discovery)
+{
+	if (self->collector >= 0)
+		close(self->collector);
+	close(self->fd);
+}
+
+TEST_F(discovery, no_reads_without_collector)
+{
+	long read0, reg0, read1, reg1;
+
+	read0 = sframe_stat("files_read");
+	reg0 = sframe_stat("registered");
+	ASSERT_EQ(0, map_text(self->fd, self->text));
+	read1 = sframe_stat("files_read");
+	reg1 = sframe_stat("registered");
+	diag("no collector: files read %ld, registered %ld\n",
+	     read1 - read0, reg1 - reg0);
+	EXPECT_EQ(read0, read1);
+	EXPECT_EQ(reg0, reg1);
+
+	/* this program's own text is looked at too: at least one more */
+	self->collector = collector_open();
+	if (self->collector < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-self->collector));
+	ASSERT_EQ(0, map_text(self->fd, self->text));
+	read0 = sframe_stat("files_read");
+	reg0 = sframe_stat("registered");
+	diag("with a collector: files read %ld, registered %ld\n",
+	     read0 - read1, reg0 - reg1);
+	EXPECT_LT(read1, read0);
+	EXPECT_LT(reg1, reg0);
+
+	/* and then exactly this mapping */
+	ASSERT_EQ(0, map_text(self->fd, self->text));
+	read1 = sframe_stat("files_read");
+	reg1 = sframe_stat("registered");
+	diag("once more: files read %ld, registered %ld\n",
+	     read1 - read0, reg1 - reg0);
+	EXPECT_EQ(read0 + 1, read1);
+	EXPECT_EQ(reg0 + 1, reg1);
+}
+
+TEST_F(discovery, no_access_events)
+{
+	struct inotify_event ev[16];
+	char byte;
+	int in;
+
+	self->collector = collector_settle(self->fd, self->text);
+	if (self->collector < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-self->collector));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	ASSERT_LE(0, inotify_add_watch(in, self->lib, IN_ACCESS));
+
+	ASSERT_EQ(0, map_text(self->fd, self->text));
+	EXPECT_EQ(-1, read(in, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* the watch works: a read of the file is seen */
+	ASSERT_EQ(1, pread(self->fd, &byte, 1, 0));
+	EXPECT_LT(0, read(in, ev, sizeof(ev)));
+	close(in);
+}
+
+TEST_F(discovery, validation_shared)
+{
+	long val0, sh0, val1, sh1;
+	char copy[] = "/tmp/libsf_copy_XXXXXX";
+	int fd;
+
+	self->collector = collector_settle(self->fd, self->text);
+	if (self->collector < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-self->collector));
+	/* a file no process has mapped yet */
+	fd = mkstemp(copy);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, copy_file(self->lib, copy));
+
+	val0 = sframe_stat("validated");
+	sh0 = sframe_stat("validation_shared");
+	ASSERT_EQ(0, dlopen_child(copy));
+	val1 = sframe_stat("validated");
+	sh1 = sframe_stat("validation_shared");
+	diag("first process: validated %ld, taken over %ld\n",
+	     val1 - val0, sh1 - sh0);
+	EXPECT_EQ(val0 + 1, val1);
+	EXPECT_EQ(sh0, sh1);
+
+	ASSERT_EQ(0, dlopen_child(copy));
+	val0 = sframe_stat("validated");
+	sh0 = sframe_stat("validation_shared");
+	diag("second process: validated %ld, taken over %ld\n",
+	     val0 - val1, sh0 - sh1);
+	EXPECT_EQ(val1, val0);
+	EXPECT_EQ(sh1 + 1, sh0);
+
+	/* written to (the same bytes): validated again */
+	ASSERT_EQ(0, copy_file(self->lib, copy));
+	ASSERT_EQ(0, dlopen_child(copy));
+	val1 = sframe_stat("validated");
+	sh1 = sframe_stat("validation_shared");
+	diag("after a write: validated %ld, taken over %ld\n",
+	     val1 - val0, sh1 - sh0);
+	EXPECT_EQ(val0 + 1, val1);
+	EXPECT_EQ(sh0, sh1);
+	unlink(copy);
+}
+
+TEST_F(discovery, on_demand)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, "on", NULL };
+	struct wl_run w;
+	long disc0;
+
+	sampler_get_opts(&o);
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	ASSERT_EQ(1, elf_has_sframe(exe));
+
+	/* the workload is exec'ed with SFrame off, and turns it on */
+	ASSERT_EQ(0, unwind_sysctl_write(0));
+	disc0 = sframe_stat("discoveries");
+	if (wl_start(&w, exe, argv, &o)) {
+		unwind_sysctl_write(1);
+		ASSERT_TRUE(false);
+	}
+	f.pid = w.pid;
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+	/* the workload turned it on; whatever happened, it is on again */
+	EXPECT_EQ(1, unwind_sysctl_read());
+	unwind_sysctl_write(1);
+
+	chain_report("on demand", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
+		     &st);
+	diag("discoveries: %ld; cut short %lu, wrong %lu of %lu\n",
+	     sframe_stat("discoveries") - disc0, st.truncated,
+	     st.leaf - st.complete - st.truncated, st.leaf);
+	wl_cleanup(&w);
+	ASSERT_GE(st.leaf, o.min_leaf);
+	EXPECT_LT(disc0, sframe_stat("discoveries"));
+	/* the first samples may end early, no sample may be wrong */
+	EXPECT_EQ(st.leaf, st.complete + st.truncated);
+	EXPECT_LE(st.leaf - st.complete, ON_DEMAND_MAX_CUT);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = wl_mode(argc, argv);
+
+	if (mode) {
+		wl_init();
+		if (!strcmp(mode, "on") && unwind_sysctl_write(1))
+			return 1;
+		a();
+		return 0;
+	}
+	return test_harness_run(argc, argv);
+}

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Mutants of the SFrame registry (kernel/unwind/sframe_mm.c, its mm hook)
+# Mutants of the SFrame registry (kernel/unwind/sframe_mm.c, its mm hooks)
 # and of the unwinder loop (kernel/unwind/user.c), judged by the guest
 # selftests: each mutant is built into an x86_64 guest kernel and the
 # tests named for it must fail. Not part of `make check` (about 1-2 min of
@@ -34,6 +34,11 @@ MUTANTS=(
 "no-uretprobe-translation@kernel/unwind/user.c@'\tra = unwind_user_uretprobe(state, ra);\n'@''@unwind_uretprobe"
 "no-data-remap-faultin@mm/util.c@'\t\t\tsframe_mmap_data(file, ret, len);'@'\t\t\t;'@unwind_dlopen"
 "no-memcg-accounting@kernel/unwind/sframe_mm.c@'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'@'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'@unwind_registry"
+"read-without-collector@kernel/unwind/sframe_mm.c@'if (!sframe_enabled() || !atomic_read(&sframe_collectors)) {'@'if (!sframe_enabled()) {'@unwind_discovery"
+"read-with-access-event@kernel/unwind/sframe_mm.c@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n'@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n\t{ char c; loff_t p = pos; (void)kernel_read(file, &c, 1, &p); }\n'@unwind_discovery"
+"no-on-demand-discovery@kernel/unwind/sframe_mm.c@'\t\t\tsframe_discover(curr->mm);'@'\t\t\t;'@unwind_discovery"
+"no-shared-validation@kernel/unwind/sframe_mm.c@'if (sframe_valid_known(&sec->key)) {'@'if (0) {'@unwind_discovery"
+"shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
 )
 
 if [ ! -e "$WT/.git" ]; then

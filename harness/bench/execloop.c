@@ -6,7 +6,13 @@
  *   execloop dlopen N LIB    dlopen(RTLD_NOW) + dlclose, N times
  *   execloop nop             exit at once (the program exec'd above)
  * prints "execloop op=exec|dlopen n=N ns=... file=..." (CLOCK_MONOTONIC).
+ *
+ * It holds a (disabled) perf event that samples user call chains, as a
+ * profiler would: the kernel then looks for SFrame sections at every
+ * executable mmap while kernel.unwind_user_sframe is 1.
  */
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +41,22 @@ int main(int argc, char **argv)
 	if (argc != 4 || (n = atoi(argv[2])) <= 0) {
 		fprintf(stderr, "usage: execloop exec|dlopen N FILE | execloop nop\n");
 		return 2;
+	}
+	{
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_period = 1000000,
+			.sample_type = PERF_SAMPLE_CALLCHAIN,
+			.disabled = 1,
+			.exclude_kernel = 1,
+		};
+
+		if (syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0) < 0) {
+			perror("execloop: perf_event_open");
+			return 1;
+		}
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {

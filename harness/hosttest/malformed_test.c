@@ -1131,6 +1131,30 @@ static void test_validate_resume(void)
 		kt_free(&kt);
 	}
 	free(b);
+
+	/*
+	 * 3000 functions of 8 rows each: the signal stops it between
+	 * functions within 1024 rows, not only every 1024 functions.
+	 */
+	b = shared_fres(3000, 8, 48000, 24000, 0x800000, 0x400000, &size);
+	g.cases++;
+	if (kt_init(&kt, b, size, 0x800000, 0x400000, 0x400000 + 16, 3)) {
+		group_fail(&g, "3000 functions", "init", "failed");
+	} else {
+		memset(&v, 0, sizeof(v));
+		hostshim_fatal_countdown = 1;
+		hostshim_allow(kt.buf, kt.buf + kt.size);
+		rv = sframe_table_validate_resume(&kt.tbl, &v);
+		hostshim_allow_none();
+		hostshim_fatal_countdown = -1;
+		diag("validation of 3000 functions of 8 rows: stopped by a fatal signal at function %u, row %llu (%d)",
+		     v.next_fde, (unsigned long long)v.fres, rv);
+		if (rv != -EINTR || v.fres > 1024 + 8)
+			group_fail(&g, "3000 functions", "fatal signal between functions",
+				   "not stopped within 1024 rows");
+		kt_free(&kt);
+	}
+	free(b);
 	group_end(&g);
 }
 

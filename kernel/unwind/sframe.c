@@ -581,10 +581,11 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
  * The functions together may not have more rows than the header counts,
  * which bounds the work by the size of the section.
  *
- * The validation stops when the task has a fatal signal pending (-EINTR) or
- * when a page of the section cannot be read (-EFAULT); @v then records the
- * descriptors checked so far, and the next call goes on from there instead
- * of reading them again.
+ * The validation stops when the task has a fatal signal pending (-EINTR),
+ * which it checks at least every SFRAME_VALIDATE_BATCH descriptors or rows,
+ * or when a page of the section cannot be read (-EFAULT); @v then records
+ * the descriptors checked so far, and the next call goes on from there
+ * instead of reading them again.
  *
  * May fault and sleep: call it from task context only, without mmap_lock.
  *
@@ -598,6 +599,7 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 	struct sframe_header hdr;
 	struct sframe_table copy;
 	struct sframe_fde fde;
+	u64 checked;
 	int ret;
 
 	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
@@ -617,8 +619,11 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 	    copy.num_fres != tbl->num_fres)
 		return -EINVAL;
 
-	for (; v->next_fde < tbl->num_fdes; v->next_fde++) {
-		if (!(v->next_fde % SFRAME_VALIDATE_BATCH)) {
+	for (checked = v->fres; v->next_fde < tbl->num_fdes; v->next_fde++) {
+		/* Every batch of descriptors, or of rows of small functions. */
+		if (!(v->next_fde % SFRAME_VALIDATE_BATCH) ||
+		    v->fres - checked >= SFRAME_VALIDATE_BATCH) {
+			checked = v->fres;
 			if (fatal_signal_pending(current))
 				return -EINTR;
 			cond_resched();

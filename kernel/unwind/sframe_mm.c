@@ -344,7 +344,15 @@ static void sframe_section_work(struct sframe_section *sec)
 		goto out;
 	}
 
-	ret = sframe_table_validate_resume(&sec->tbl, &sec->valid);
+	/*
+	 * All of the section first: the validation then reads only pages
+	 * that are there, and a section that claims more than the file
+	 * holds waits (cheaply) for the rest to be mapped.
+	 */
+	if (fault_in_readable((const char __user *)sec->tbl.sec_start, size))
+		ret = -EFAULT;
+	else
+		ret = sframe_table_validate_resume(&sec->tbl, &sec->valid);
 	if (!ret) {
 		set_bit(SFRAME_SEC_CHECKED, &sec->state);
 		sframe_stat_inc(SFRAME_STAT_VALIDATED);

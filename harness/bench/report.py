@@ -294,10 +294,13 @@ def main():
         p("")
         p("`execloop exec N PROG`: fork, execve of PROG (which exits at once) and "
           "wait, N times; `execloop dlopen N liblc.so`: dlopen(RTLD_NOW) and "
-          "dlclose of an SFrame library, N times. With `kernel.unwind_user_sframe=1` "
-          "every executable mmap of the program, ld.so and the library reads its "
-          "ELF headers and every new section is validated before the task returns "
-          "to user space; with 0 the kernel reads nothing. execloop has a small "
+          "dlclose of an SFrame library, N times. execloop holds a (disabled) perf "
+          "event that samples call chains, as a profiler would; with "
+          "`kernel.unwind_user_sframe=1` every executable mmap of the program, ld.so "
+          "and the library then reads its ELF headers (page cache), and a section "
+          "is validated before the task returns to user space unless the unchanged "
+          "file was validated before (then it is only faulted in); with 0 the "
+          "kernel reads nothing. execloop has a small "
           ".sframe; execloop-big links the 10,000 filler functions of the cold "
           "start program. Median over the repetitions, time per operation "
           "(icount boot: guest time at one instruction per ns).")

@@ -32,7 +32,7 @@ MUTANTS=(
 "cache-key-no-gen@kernel/unwind/sframe_mm.c@'key = smp_load_acquire(&mm->sframe_gen);'@'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'@unwind_dlopen unwind_exec"
 "fp-after-eagain@kernel/unwind/user.c@'} else if (ret != -ENOENT) {'@'} else if (0) {'@unwind_coldstart"
 "no-uretprobe-translation@kernel/unwind/user.c@'\tra = unwind_user_uretprobe(state, ra);\n'@''@unwind_uretprobe"
-"no-data-remap-faultin@mm/util.c@'\t\t\tsframe_mmap_data(file, ret, len);'@'\t\t\t;'@unwind_dlopen"
+"no-data-remap-faultin@mm/util.c@'\t\t\tsframe_mmap_data(file, ret, len);'@'\t\t\t;'@unwind_dlopen unwind_discovery"
 "no-memcg-accounting@kernel/unwind/sframe_mm.c@'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'@'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'@unwind_registry"
 "read-without-collector@kernel/unwind/sframe_mm.c@'if (!sframe_enabled() || !atomic_read(&sframe_collectors)) {'@'if (!sframe_enabled()) {'@unwind_discovery"
 "read-with-access-event@kernel/unwind/sframe_mm.c@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n'@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n\t{ char c; loff_t p = pos; (void)kernel_read(file, &c, 1, &p); }\n'@unwind_discovery"

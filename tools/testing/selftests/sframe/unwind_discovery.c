@@ -10,6 +10,9 @@
  * validation_shared: a process that maps a library another process has
  *	validated, unchanged since, takes that validation over; once the file
  *	is written to, it is validated again.
+ * late_segment: a library's text mapped before the segment that holds its
+ *	.sframe (libsf_sep.so: a segment of its own) is registered but cannot
+ *	be validated; mapping that segment later gets it validated.
  * on_demand: a process whose text was mapped while SFrame was off gets its
  *	sections when SFrame is turned on: its chains are complete from the
  *	first samples on, and the few before that are cut short, not wrong.
@@ -24,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +76,55 @@ static int map_text(int fd, off_t off)
 	if (p == MAP_FAILED)
 		return -1;
 	return munmap(p, sysconf(_SC_PAGESIZE));
+}
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+/* The load segments of an ELF file that matter here, page aligned. */
+struct lib_layout {
+	uint64_t span;			/* end of the highest segment */
+	uint64_t text_vaddr, text_off, text_len;
+	uint64_t sf_vaddr, sf_off, sf_len;	/* the segment with .sframe */
+};
+
+static int lib_layout(int fd, struct lib_layout *l)
+{
+	uint64_t pg = sysconf(_SC_PAGESIZE), sframe = 0, end;
+	struct elf64_phdr ph[32];
+	struct elf64_hdr eh;
+	int i, n;
+
+	memset(l, 0, sizeof(*l));
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_phnum > 32)
+		return -1;
+	n = eh.e_phnum;
+	if (pread(fd, ph, n * sizeof(ph[0]), eh.e_phoff) != n * sizeof(ph[0]))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_GNU_SFRAME)
+			sframe = ph[i].p_vaddr;
+	for (i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		end = ph[i].p_vaddr + ph[i].p_memsz;
+		if (end > l->span)
+			l->span = (end + pg - 1) & ~(pg - 1);
+		if ((ph[i].p_flags & PF_X) && !l->text_len) {
+			l->text_vaddr = ph[i].p_vaddr & ~(pg - 1);
+			l->text_off = ph[i].p_offset & ~(pg - 1);
+			l->text_len = ph[i].p_offset + ph[i].p_filesz - l->text_off;
+		}
+		if (!(ph[i].p_flags & (PF_X | PF_W)) && sframe >= ph[i].p_vaddr &&
+		    sframe < ph[i].p_vaddr + ph[i].p_filesz) {
+			l->sf_vaddr = ph[i].p_vaddr & ~(pg - 1);
+			l->sf_off = ph[i].p_offset & ~(pg - 1);
+			l->sf_len = ph[i].p_offset + ph[i].p_filesz - l->sf_off;
+		}
+	}
+	/* the .sframe segment must come after the text (mapped over later) */
+	return l->text_len && l->sf_len && l->sf_vaddr > l->text_vaddr ? 0 : -1;
 }
 
 /* Copy @from to @to, a new file. */
@@ -269,6 +322,50 @@ TEST_F(discovery, validation_shared)
 	     val1 - val0, sh1 - sh0);
 	EXPECT_EQ(val0 + 1, val1);
 	EXPECT_EQ(sh0, sh1);
+	unlink(copy);
+}
+
+TEST_F(discovery, late_segment)
+{
+	char copy[] = "/tmp/libsf_late_XXXXXX";
+	char lib[PATH_MAX];
+	struct lib_layout l;
+	long val0, val1, val2;
+	char *base;
+	int fd;
+
+	/* a new file: no validation of it to take over */
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_sep.so"));
+	fd = mkstemp(copy);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, copy_file(lib, copy));
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lib_layout(fd, &l));
+	self->collector = collector_settle(self->fd, self->text);
+	if (self->collector < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-self->collector));
+
+	base = mmap(NULL, l.span, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	val0 = sframe_stat("validated");
+	/* the text alone: registered, its .sframe not there to validate */
+	ASSERT_NE(MAP_FAILED, mmap(base + l.text_vaddr, l.text_len,
+				   PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED,
+				   fd, l.text_off));
+	val1 = sframe_stat("validated");
+	/* then the segment that holds it */
+	ASSERT_NE(MAP_FAILED, mmap(base + l.sf_vaddr, l.sf_len, PROT_READ,
+				   MAP_PRIVATE | MAP_FIXED, fd, l.sf_off));
+	val2 = sframe_stat("validated");
+	diag("validated: %ld with the text alone, %ld once .sframe is mapped\n",
+	     val1 - val0, val2 - val1);
+	EXPECT_EQ(val0, val1);
+	EXPECT_EQ(val1 + 1, val2);
+	munmap(base, l.span);
+	close(fd);
 	unlink(copy);
 }
 

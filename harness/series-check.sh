@@ -84,10 +84,31 @@ small_config() {
 	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} olddefconfig >/dev/null
 }
 
+# ccache when it is there (NO_CCACHE=1: not), as for the guest kernels:
+# paths relative to $OUT, so that another clone's builds hit too.
+CC_CACHE=
+if [ -z "${NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
+	CC_CACHE=ccache
+	export CCACHE_BASEDIR=$OUT
+fi
+
 build() {
 	local arch=$1 o=$2 log=$3
 	make -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} \
-		-j"$JOBS" KCFLAGS=-Werror >"$log" 2>&1
+		${CC_CACHE:+CC="$CC_CACHE ${CROSS}gcc"} -j"$JOBS" KCFLAGS=-Werror \
+		>"$log" 2>&1
+}
+
+# Does the patch on top of $WT change anything a kernel build reads? Not
+# if it only touches Documentation/, tools/ (selftests) or MAINTAINERS.
+builds_kernel() {
+	git -C "$WT" diff --name-only HEAD~1 HEAD |
+		grep -qvE '^(Documentation/|tools/|MAINTAINERS$)'
+}
+
+# Does it add or change a Kconfig file (then the configuration is redone)?
+changes_kconfig() {
+	git -C "$WT" diff --name-only HEAD~1 HEAD | grep -qE '(^|/)Kconfig[^/]*$'
 }
 
 X86=$OUT/build/bisect-x86_64
@@ -104,8 +125,14 @@ for p in "${PATCHES[@]}"; do
 		comment <"$C/am-$i.log"
 		exit 1
 	fi
-	# Reconfigure each time: options appear as the series adds them.
-	CROSS= small_config x86_64 "$X86" CONFIG_64BIT=y "${COMMON[@]}"
+	if ! builds_kernel; then
+		ok "x86_64 builds after $name (changes no file the kernel build reads: not rebuilt)"
+		continue
+	fi
+	# Reconfigure when options may have appeared (and for the first build).
+	if [ "$i" = 1 ] || changes_kconfig; then
+		CROSS= small_config x86_64 "$X86" CONFIG_64BIT=y "${COMMON[@]}"
+	fi
 	start=$(date +%s)
 	if CROSS= build x86_64 "$X86" "$C/build-x86_64-$i.log"; then
 		ok "x86_64 builds after $name ($(($(date +%s) - start)) s)"

@@ -181,6 +181,19 @@ static int collector_settle(int fd, off_t off)
 	return collector;
 }
 
+/* Full validations and validations taken over by one dlopen_child(). */
+static int dlopen_counted(const char *path, long *validated, long *shared)
+{
+	long val = sframe_stat("validated");
+	long sh = sframe_stat("validation_shared");
+
+	if (dlopen_child(path))
+		return -1;
+	*validated = sframe_stat("validated") - val;
+	*shared = sframe_stat("validation_shared") - sh;
+	return 0;
+}
+
 FIXTURE(discovery) {
 	char lib[PATH_MAX];
 	int fd;
@@ -282,8 +295,8 @@ TEST_F(discovery, no_access_events)
 
 TEST_F(discovery, validation_shared)
 {
-	long val0, sh0, val1, sh1;
 	char copy[] = "/tmp/libsf_copy_XXXXXX";
+	long val, sh;
 	int fd;
 
 	self->collector = collector_settle(self->fd, self->text);
@@ -295,33 +308,22 @@ TEST_F(discovery, validation_shared)
 	close(fd);
 	ASSERT_EQ(0, copy_file(self->lib, copy));
 
-	val0 = sframe_stat("validated");
-	sh0 = sframe_stat("validation_shared");
-	ASSERT_EQ(0, dlopen_child(copy));
-	val1 = sframe_stat("validated");
-	sh1 = sframe_stat("validation_shared");
-	diag("first process: validated %ld, taken over %ld\n",
-	     val1 - val0, sh1 - sh0);
-	EXPECT_EQ(val0 + 1, val1);
-	EXPECT_EQ(sh0, sh1);
+	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
+	diag("first process: validated %ld, taken over %ld\n", val, sh);
+	EXPECT_EQ(1, val);
+	EXPECT_EQ(0, sh);
 
-	ASSERT_EQ(0, dlopen_child(copy));
-	val0 = sframe_stat("validated");
-	sh0 = sframe_stat("validation_shared");
-	diag("second process: validated %ld, taken over %ld\n",
-	     val0 - val1, sh0 - sh1);
-	EXPECT_EQ(val1, val0);
-	EXPECT_EQ(sh1 + 1, sh0);
+	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
+	diag("second process: validated %ld, taken over %ld\n", val, sh);
+	EXPECT_EQ(0, val);
+	EXPECT_EQ(1, sh);
 
 	/* written to (the same bytes): validated again */
 	ASSERT_EQ(0, copy_file(self->lib, copy));
-	ASSERT_EQ(0, dlopen_child(copy));
-	val1 = sframe_stat("validated");
-	sh1 = sframe_stat("validation_shared");
-	diag("after a write: validated %ld, taken over %ld\n",
-	     val1 - val0, sh1 - sh0);
-	EXPECT_EQ(val0 + 1, val1);
-	EXPECT_EQ(sh0, sh1);
+	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
+	diag("after a write: validated %ld, taken over %ld\n", val, sh);
+	EXPECT_EQ(1, val);
+	EXPECT_EQ(0, sh);
 	unlink(copy);
 }
 

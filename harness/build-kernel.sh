@@ -12,6 +12,8 @@
 #   KCONFIG_EXTRA="f..." extra fragments to merge (paths), checked like the rest
 #   JOBS                 parallel jobs (default: nproc)
 #   NO_CCACHE=1          do not use ccache even if it is installed
+#   WERROR=0             do not build with KCFLAGS=-Werror (the default
+#                        for the guest kernels; variants never use it)
 #   KERNEL_VARIANT=NAME  also merge harness/kconfig/NAME.config and build in
 #                        $OUT/build/ARCH-NAME (e.g. debug: make check-debug)
 set -euo pipefail
@@ -54,6 +56,10 @@ LOG=$B/build.log
 
 KMAKE=(make -C "$SRC" O="$B" ARCH="$KARCH" KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness)
 [ -n "$CROSS" ] && KMAKE+=(CROSS_COMPILE="$CROSS")
+# Warnings are errors in the guest kernels (harness/series-check.sh counts
+# the arm64 one as the arm64 build check of the series); not in variants
+# such as debug, whose sanitizers add warnings of their own (frame sizes).
+[ -z "$VARIANT" ] && [ "${WERROR:-1}" = 1 ] && KMAKE+=(KCFLAGS=-Werror)
 if [ -z "${NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
 	KMAKE+=(CC="ccache ${CROSS}gcc")
 	# Paths under $OUT are hashed relative to the build directory, so a

@@ -1549,3 +1549,58 @@ void diag_env(const char *path)
 	if (path)
 		diag_elf(path);
 }
+
+int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+bool kmsg_is_splat(const char *msg)
+{
+	static const char *const splats[] = {
+		"BUG:", "WARNING:", "KASAN", "UBSAN", "KFENCE", "Oops",
+		"general protection", "Call Trace", "refcount_t:", "corruption",
+		"lockdep", "possible circular locking",
+		"possible recursive locking", "inconsistent lock state",
+		"suspicious RCU usage", "rcu_sched", "rcu_preempt", "RCU stall",
+		"rcu: INFO", "hung_task", "soft lockup", "hard LOCKUP",
+		"sleeping function called from invalid context",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(splats); i++)
+		if (strstr(msg, splats[i]))
+			return true;
+	return false;
+}
+
+int kmsg_count(int fd, bool (*match)(const char *msg, void *arg),
+	       void *arg)
+{
+	char rec[2048];
+	int hits = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		char *msg;
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten meanwhile */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = 0;
+		if (match(msg, arg)) {
+			diag("kernel log: %s\n", msg);
+			hits++;
+		}
+	}
+	return hits;
+}

@@ -201,6 +201,16 @@ int unwind_sysctl_write(int val);
 int collector_open(void);
 /* A counter of /sys/kernel/debug/sframe_stats (debugfs mounted if need be). */
 long sframe_stat(const char *name);
+/* /dev/kmsg, opened after the records logged so far (or -errno). */
+int kmsg_open(void);
+/* Does a kernel log message report an oops, warning, sanitizer or stall? */
+bool kmsg_is_splat(const char *msg);
+/*
+ * Read the records logged since kmsg_open() or the last call; print and
+ * count the messages that @match (with @arg).
+ */
+int kmsg_count(int fd, bool (*match)(const char *msg, void *arg),
+	       void *arg);
 __printf(1, 2) void diag(const char *fmt, ...);
 void diag_env(const char *path);
 void diag_elf(const char *path);

@@ -2,7 +2,10 @@
 /*
  * SFrame data is inherited across fork(): the workload forks and only the
  * child runs main -> a -> b -> c (-fomit-frame-pointer, --gsframe).  The
- * child's chains must be complete.
+ * child's chains must be complete, and the child inherits the validation
+ * of its parent's sections: over the whole run, the kernel validates (or
+ * takes over the validation of) as many sections as it registered, none
+ * again for the child.
  */
 #include <limits.h>
 #include <sys/prctl.h>
@@ -21,6 +24,7 @@ TEST(sframe_fork)
 	struct chain_stats st;
 	char exe[PATH_MAX];
 	char *const argv[] = { exe, WL_ARG, NULL };
+	long reg, val;
 	struct wl_run w;
 	bool ok;
 
@@ -29,11 +33,22 @@ TEST(sframe_fork)
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
 
+	reg = sframe_stat("registered");
+	val = sframe_stat("validated") + sframe_stat("validation_shared");
 	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
 	f.not_pid = w.pid;
 	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
 	EXPECT_EQ(0, wl_finish(&w));
 	EXPECT_TRUE(wl_exit_ok(&w));
+	if (reg >= 0) {
+		reg = sframe_stat("registered") - reg;
+		val = sframe_stat("validated") +
+		      sframe_stat("validation_shared") - val;
+		diag("sections registered %ld, validated or taken over %ld\n",
+		     reg, val);
+		EXPECT_LT(0, reg);
+		EXPECT_EQ(reg, val);
+	}
 
 	/* samples of the forked child only */
 	f.not_pid = w.pid;

@@ -832,58 +832,33 @@ static long read_tainted(void)
 	return n > 0 ? strtol(buf, NULL, 0) : -1;
 }
 
-/* Open /dev/kmsg positioned after the records logged so far. */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-static const char *const splats[] = {
-	"BUG:", "WARNING:", "KASAN", "UBSAN", "Oops", "general protection",
-	"Call Trace", "lockdep", "possible circular locking",
-	"possible recursive locking", "inconsistent lock state",
-	"suspicious RCU usage", "rcu_sched", "rcu_preempt", "RCU stall",
-	"rcu: INFO", "hung_task", "soft lockup", "hard LOCKUP",
-	"sleeping function called from invalid context",
+struct kmsg_hostile {
+	const char *name;
+	int splats;
 };
 
+/* A splat (counted), or an sframe message about the file. */
+static bool kmsg_hostile(const char *msg, void *arg)
+{
+	struct kmsg_hostile *h = arg;
+
+	if (kmsg_is_splat(msg)) {
+		h->splats++;
+		return true;
+	}
+	return strstr(msg, "sframe") && strstr(msg, h->name);
+}
+
 /*
- * Scan the records logged since kmsg_open(): return the number of splat
- * lines (printed), and print the sframe messages about @name.
+ * Scan the records logged since kmsg_open(): print the splats and the
+ * sframe messages about @name, return the number of splats.
  */
 static int kmsg_scan(int fd, const char *name)
 {
-	char rec[2048];
-	int bad = 0;
-	unsigned int i;
+	struct kmsg_hostile h = { .name = name };
 
-	for (;;) {
-		ssize_t n = read(fd, rec, sizeof(rec) - 1);
-		char *msg;
-
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		msg[strcspn(msg, "\n")] = 0;
-		for (i = 0; i < ARRAY_SIZE(splats); i++)
-			if (strstr(msg, splats[i]))
-				break;
-		if (i < ARRAY_SIZE(splats)) {
-			diag("kernel log: %s\n", msg);
-			bad++;
-		} else if (strstr(msg, "sframe") && strstr(msg, name)) {
-			diag("kernel log: %s\n", msg);
-		}
-	}
-	return bad;
+	kmsg_count(fd, kmsg_hostile, &h);
+	return h.splats;
 }
 
 /* ------------------------------------------------------------------ */

@@ -20,11 +20,16 @@
  * registration, not one per page).
  * memcg_charged: the registrations' memory is charged to the process's
  *	memory cgroup.
+ * failslab: every slab allocation along registration, fork and unmap made
+ *	to fail in turn (fault injection): no oops, no warning, no leak of a
+ *	freed section into the tree.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,37 +150,16 @@ static int file_write(const char *path, const char *text)
 	return ret;
 }
 
-/* The kernel log from now on. */
-static int kmsg_open(void)
+static bool is_refusal(const char *msg, void *arg)
 {
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
+	return strstr(msg, LIMIT_MSG) ||
+	       (strstr(msg, SUPPRESSED_MSG) && strstr(msg, "suppressed"));
 }
 
 /* Kernel log records since kmsg_open() that say a registration was refused. */
 static int kmsg_refusals(int fd)
 {
-	char rec[1024];
-	ssize_t n;
-	int hits = 0;
-
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		if (strstr(rec, LIMIT_MSG) ||
-		    (strstr(rec, SUPPRESSED_MSG) && strstr(rec, "suppressed"))) {
-			diag("kernel: %s", strchr(rec, ';') ? strchr(rec, ';') + 1 : rec);
-			hits++;
-		}
-	}
-	return hits;
+	return kmsg_count(fd, is_refusal, NULL);
 }
 
 static double ms_since(const struct timespec *t0)
@@ -464,25 +448,14 @@ TEST_F(registry, dontfork_text)
 }
 
 /*
- * One file's text mapped page by page at consecutive addresses: one
- * mapping after merging, and one registration.  A sparse file of 1 MiB
- * whose single read-execute segment holds a minimal valid SFrame header.
+ * A file of @size bytes made of one read-execute segment, whose SFrame
+ * section (PT_GNU_SFRAME) is @sec_len bytes at offset 4096, of which the
+ * first @len are @sec: an unlinked file in /tmp, sparse but for what is
+ * written.  Returns its fd or -1.
  */
-TEST_F(registry, page_by_page)
+static int sframe_file(size_t size, const void *sec, size_t len,
+		       size_t sec_len)
 {
-	const size_t size = 1 << 20;
-	char path[PATH_MAX];
-	struct text_file big;
-	unsigned char hdr[28] = {
-		0xe2, 0xde,	/* magic */
-		2,		/* version 2 */
-		1,		/* SFRAME_F_FDE_SORTED */
-#ifdef __aarch64__
-		2,		/* AArch64, little endian */
-#else
-		3,		/* AMD64, little endian */
-#endif
-	};
 	struct {
 		struct elf64_hdr eh;
 		struct elf64_phdr ph[2];
@@ -507,21 +480,59 @@ TEST_F(registry, page_by_page)
 			  .p_filesz = size, .p_memsz = size, .p_align = 4096 },
 			{ .p_type = PT_GNU_SFRAME, .p_flags = PF_R,
 			  .p_offset = 4096, .p_vaddr = 4096,
-			  .p_filesz = sizeof(hdr), .p_memsz = sizeof(hdr),
+			  .p_filesz = sec_len, .p_memsz = sec_len,
 			  .p_align = 8 },
 		},
 	};
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/unwind_registry.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (pwrite(fd, &elf, sizeof(elf), 0) != sizeof(elf) ||
+	    pwrite(fd, sec, len, 4096) != (ssize_t)len ||
+	    ftruncate(fd, size)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* An SFrame version 2 header, sorted descriptors, this machine's ABI. */
+static void sframe_header_v2(unsigned char hdr[28])
+{
+	memset(hdr, 0, 28);
+	hdr[0] = 0xe2;		/* magic */
+	hdr[1] = 0xde;
+	hdr[2] = 2;		/* version 2 */
+	hdr[3] = 1;		/* SFRAME_F_FDE_SORTED */
+#ifdef __aarch64__
+	hdr[4] = 2;		/* AArch64, little endian */
+#else
+	hdr[4] = 3;		/* AMD64, little endian */
+#endif
+}
+
+/*
+ * One file's text mapped page by page at consecutive addresses: one
+ * mapping after merging, and one registration.  A sparse file of 1 MiB
+ * whose single read-execute segment holds a minimal valid SFrame header.
+ */
+TEST_F(registry, page_by_page)
+{
+	const size_t size = 1 << 20;
+	unsigned char hdr[28];
+	struct text_file big;
 	char *area;
 	size_t off;
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/unwind_registry.%d", getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0700);
+	sframe_header_v2(hdr);
+	fd = sframe_file(size, hdr, sizeof(hdr), sizeof(hdr));
 	ASSERT_LE(0, fd);
-	unlink(path);
-	ASSERT_EQ(sizeof(elf), pwrite(fd, &elf, sizeof(elf), 0));
-	ASSERT_EQ(sizeof(hdr), pwrite(fd, hdr, sizeof(hdr), 4096));
-	ASSERT_EQ(0, ftruncate(fd, size));
 	big = (struct text_file){ .fd = fd, .off = 0, .len = size };
 
 	area = reserve(size);
@@ -637,4 +648,323 @@ int main(int argc, char **argv)
 		return KSFT_SKIP;
 	}
 	return test_harness_run(argc, argv);
+}
+
+/*
+ * failslab: the n-th slab allocation of a task fails, for n = 1, 2, ...
+ * along one registration (mmap of SFrame text), its copy at fork, the
+ * child's exit and the removal at munmap, until that path makes fewer than
+ * n allocations.  Every round runs in a process of its own, which must end
+ * normally; the kernel log must stay free of oopses, warnings and KASAN
+ * reports; and some round must have lost a registration while its mmap
+ * succeeded, or no failure reached the registry.
+ */
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FAIL_NTH_MAX	4000
+
+enum round_end {
+	ROUND_DONE = 10,	/* the path made fewer than n allocations */
+	ROUND_KEPT,		/* mapped and registered */
+	ROUND_LOST,		/* mapped, registration failed */
+	ROUND_NOMAP,		/* the mmap itself failed */
+	ROUND_ERR,		/* the test could not run the round */
+};
+
+static bool is_splat(const char *msg, void *arg)
+{
+	return kmsg_is_splat(msg);
+}
+
+/* One round in the calling process: the status to _exit() with. */
+static enum round_end failslab_round(const struct text_file *t, unsigned int n)
+{
+	long before = sframe_stat("registered");
+	int fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	char buf[32];
+	void *p;
+	int len;
+
+	if (fd < 0 || before < 0)
+		return ROUND_ERR;
+	len = snprintf(buf, sizeof(buf), "%u", n);
+	if (write(fd, buf, len) != len)
+		return ROUND_ERR;
+	/* from here on, the n-th slab allocation of this thread fails */
+	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, t->fd, t->off);
+	if (p != MAP_FAILED) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		munmap(p, page);
+	}
+	len = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (write(fd, "0", 1) != 1 || len <= 0)
+		return ROUND_ERR;
+	buf[len] = 0;
+	if (strtoul(buf, NULL, 10))
+		return ROUND_DONE;
+	if (p == MAP_FAILED)
+		return ROUND_NOMAP;
+	return sframe_stat("registered") > before ? ROUND_KEPT : ROUND_LOST;
+}
+
+static int failslab_set(const char *name, const char *val, char *old)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), FAILSLAB "%s", name);
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || !fgets(old, 16, f)) {
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		old[strcspn(old, "\n")] = 0;
+	}
+	return file_write(path, val);
+}
+
+TEST_F_TIMEOUT(registry, failslab, 600)
+{
+	int counts[ROUND_ERR + 1] = { 0 };
+	char gfp_wait[16], verbose[16];
+	struct timespec t0;
+	unsigned int n;
+	int status;
+	pid_t pid;
+
+	/* sframe_stat() mounts debugfs if need be */
+	ASSERT_LE(0, sframe_stat("registered"));
+	if (access(FAILSLAB, F_OK) || access("/proc/thread-self/fail-nth", F_OK))
+		SKIP(return, "no failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)");
+	/* GFP_KERNEL allocations too; no stack dump per injected failure */
+	ASSERT_EQ(0, failslab_set("ignore-gfp-wait", "N", gfp_wait));
+	ASSERT_EQ(0, failslab_set("verbose", "0", verbose));
+	kmsg_count(self->kmsg, is_splat, NULL);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (n = 1; n <= FAIL_NTH_MAX; n++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(failslab_round(&self->t, n));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) < ROUND_DONE ||
+		    WEXITSTATUS(status) > ROUND_ERR) {
+			TH_LOG("round %u: status %#x", n, status);
+			break;
+		}
+		counts[WEXITSTATUS(status)]++;
+		if (WEXITSTATUS(status) == ROUND_DONE ||
+		    WEXITSTATUS(status) == ROUND_ERR)
+			break;
+	}
+	failslab_set("ignore-gfp-wait", gfp_wait, NULL);
+	failslab_set("verbose", verbose, NULL);
+
+	diag("failslab: %u rounds, %.0f ms: registered %d, not registered %d, mmap failed %d\n",
+	     n - 1, ms_since(&t0), counts[ROUND_KEPT], counts[ROUND_LOST],
+	     counts[ROUND_NOMAP]);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, counts[ROUND_ERR]);
+	/* the path ended: an n past its last allocation was reached */
+	ASSERT_EQ(1, counts[ROUND_DONE]);
+	ASSERT_LT(0, counts[ROUND_LOST]);
+	EXPECT_EQ(0, kmsg_count(self->kmsg, is_splat, NULL));
+}
+
+/*
+ * validation_killable: a valid section whose validation takes long (every
+ * descriptor has SFRAME_MAX_FRES_PER_FDE rows, the most the decoder
+ * accepts, and all share one block of rows: the header counts each of
+ * them, so the section is as large as they are), validated when its text
+ * is mapped.  A task maps it and lets the validation finish (the section
+ * is valid, and that is how long it takes); another task maps a fresh copy
+ * and is killed when it has spent half that system time in the kernel: it
+ * must die, without its validation counted as done.  How long the kill
+ * took is reported.
+ */
+#define KILL_FDES	2048
+#define KILL_ROWS	8192	/* per descriptor, ADDR2 rows of 3 bytes */
+
+/* System time of @pid in clock ticks, from /proc/PID/stat, or -1. */
+static long task_stime(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long stime;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* after the name: state, then 10 fields, then utime and stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %lu",
+			 &stime) != 1)
+		return -1;
+	return stime;
+}
+
+/* The big section: header, descriptors, one block of rows. */
+static void *kill_section(size_t *len, size_t *sec_len, size_t *text_off)
+{
+	const size_t fdes_len = KILL_FDES * 20, block = KILL_ROWS * 3;
+	const uint32_t num_fres = KILL_FDES * KILL_ROWS;
+	const uint32_t fre_len = 2 * num_fres;	/* the least it may claim */
+	unsigned char *s;
+	uint32_t v[5];
+	size_t i;
+
+	*len = 28 + fdes_len + block;
+	*sec_len = 28 + fdes_len + fre_len;
+	*text_off = (4096 + *sec_len + 4095) & ~(size_t)4095;
+	s = calloc(1, *len);
+	if (!s)
+		return NULL;
+	sframe_header_v2(s);
+	v[0] = KILL_FDES;	/* num_fdes */
+	v[1] = num_fres;
+	v[2] = fre_len;
+	v[3] = 0;		/* fdes_off */
+	v[4] = fdes_len;	/* fres_off */
+	memcpy(s + 8, v, sizeof(v));
+	for (i = 0; i < KILL_FDES; i++) {
+		unsigned char *fde = s + 28 + i * 20;
+		/* one function for all: its start relative to the section */
+		int32_t start = *text_off - 4096;
+		uint32_t size = KILL_ROWS, fres_off = 0, fres_num = KILL_ROWS;
+
+		memcpy(fde, &start, 4);
+		memcpy(fde + 4, &size, 4);
+		memcpy(fde + 8, &fres_off, 4);
+		memcpy(fde + 12, &fres_num, 4);
+		fde[16] = 1;	/* SFRAME_FRE_TYPE_ADDR2, PCINC */
+	}
+	for (i = 0; i < KILL_ROWS; i++) {
+		unsigned char *fre = s + 28 + fdes_len + i * 3;
+		uint16_t start = i;
+
+		memcpy(fre, &start, 2);
+		fre[2] = 0;	/* no offsets: the outermost frame */
+	}
+	return s;
+}
+
+/* Map @fd's text in a child that then reports on @wfd and waits. */
+static pid_t kill_child(int fd, size_t size, int wfd)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid;
+	c = 'm';
+	if (write(wfd, &c, 1) != 1)
+		_exit(1);
+	c = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) ==
+	    MAP_FAILED ? 'f' : 'r';
+	if (write(wfd, &c, 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/* Wait for the byte a kill_child() sends: it, or -1 (the child is gone). */
+static int kill_child_says(int rfd)
+{
+	char c;
+
+	return read(rfd, &c, 1) == 1 ? c : -1;
+}
+
+TEST_F_TIMEOUT(registry, validation_killable, 600)
+{
+	size_t len, sec_len, text_off, size;
+	long validated, s0, s, full;
+	struct timespec t0, t1;
+	int fd, pfd[2], status;
+	unsigned char *sec;
+	pid_t pid;
+
+	sec = kill_section(&len, &sec_len, &text_off);
+	ASSERT_NE(NULL, sec);
+	/* the text: one function of KILL_ROWS bytes */
+	size = text_off + ((KILL_ROWS + page - 1) & ~(page - 1));
+	fd = sframe_file(size, sec, len, sec_len);
+	ASSERT_LE(0, fd);
+	validated = sframe_stat("validated");
+	ASSERT_LE(0, validated);
+	ASSERT_EQ(0, pipe(pfd));
+
+	/* validated to the end */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = kill_child(fd, size, pfd[1]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ('m', kill_child_says(pfd[0]));
+	s0 = task_stime(pid);
+	ASSERT_EQ('r', kill_child_says(pfd[0]));
+	full = task_stime(pid) - s0;
+	diag("validation_killable: mmap validating %u rows: %.0f ms, %ld ticks of system time\n",
+	     KILL_FDES * KILL_ROWS, ms_since(&t0), full);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fd);
+	ASSERT_EQ(validated + 1, sframe_stat("validated"));
+	/* too fast a machine for the rest: the kill could not land inside */
+	if (full < 4) {
+		free(sec);
+		SKIP(return, "the validation took %ld ticks of system time", full);
+	}
+
+	/* a fresh copy (not known validated), killed halfway */
+	fd = sframe_file(size, sec, len, sec_len);
+	free(sec);
+	ASSERT_LE(0, fd);
+	pid = kill_child(fd, size, pfd[1]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ('m', kill_child_says(pfd[0]));
+	s0 = task_stime(pid);
+	ASSERT_LE(0, s0);
+	ASSERT_EQ(0, fcntl(pfd[0], F_SETFL, O_NONBLOCK));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		/* still in mmap (its validation)? */
+		ASSERT_EQ(-1, kill_child_says(pfd[0]))
+			kill(pid, SIGKILL);
+		s = task_stime(pid);
+		ASSERT_LE(0, s);
+		if (s - s0 >= full / 2)
+			break;
+		ASSERT_GT(120e3, ms_since(&t0))
+			kill(pid, SIGKILL);
+		usleep(2000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	diag("validation_killable: killed after %ld of %ld ticks; dead %.1f ms after SIGKILL\n",
+	     s - s0, full,
+	     (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(SIGKILL, WTERMSIG(status));
+	/* it never returned from mmap, and the validation did not finish */
+	EXPECT_EQ(-1, kill_child_says(pfd[0]));
+	EXPECT_EQ(validated + 1, sframe_stat("validated"));
+	close(pfd[0]);
+	close(pfd[1]);
+	close(fd);
 }

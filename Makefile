@@ -7,6 +7,7 @@
 #   make bench [ARCH=x86_64|arm64]
 #   make xcheck ARCH=<arch> DIR=<host dir> CMD='<program and args>'
 #   make fuzz [FUZZ_TIME=seconds]
+#   make mutants
 #   make check-debug [ARCH=x86_64]
 #   make kernel | initramfs | deps | clean | distclean
 #
@@ -46,6 +47,9 @@ usage:
                    sample CMD in the guest (kernel chain + user regs and
                    stack) and compare each chain with libdw's unwind
   make fuzz        libFuzzer run of the SFrame decoder (FUZZ_TIME=60 s)
+  make mutants     mutation run: decoder mutants judged by the host tests,
+                   registry and unwinder mutants by the x86_64 guest's
+                   selftests (harness/mutants.sh; about an hour)
   make check-debug guest tests on a debug kernel (KASAN, lockdep,
                    PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_VM, KFENCE)
   make kernel | initramfs | deps | clean | distclean
@@ -59,7 +63,7 @@ arch_ok = case " $(ARCHES) " in *" $(A) "*) ;; \
 
 INITRD = $(OUT)/initramfs/$(A).cpio.gz
 
-.PHONY: help deps kernel initramfs run demo check table bench xcheck fuzz check-debug clean distclean
+.PHONY: help deps kernel initramfs run demo check table bench xcheck fuzz mutants check-debug clean distclean
 
 help:
 	@echo "$$USAGE"
@@ -116,6 +120,9 @@ xcheck:
 fuzz:
 	@$(MAKE) --no-print-directory -C harness/hosttest fuzz OUT=$(OUT)/hosttest \
 		$(if $(FUZZ_TIME),FUZZ_TIME=$(FUZZ_TIME))
+
+mutants:
+	@harness/mutants.sh
 
 check-debug:
 	@$(if $(ARCH),$(arch_ok))

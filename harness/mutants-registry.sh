@@ -28,6 +28,7 @@ MUTANTS=(
 "free-in-rcu@kernel/unwind/sframe_mm.c@'\tmt_clear_in_rcu(&mm->sframe_mt);\n'@''@unwind_registry"
 "dup-not-checked@kernel/unwind/sframe_mm.c@'copy->state &= BIT(SFRAME_SEC_CHECKED) |'@'copy->state &= 0 &'@unwind_fork"
 "no-eager-validation@kernel/unwind/sframe_mm.c@'\t\tsframe_request_work(reg);'@'\t\t;'@unwind_registry"
+"text-range-one-segment@kernel/unwind/sframe_mm.c@'sframe->p_memsz, bias + lo, bias + hi,'@'sframe->p_memsz, text_start, text_end,'@unwind_registry"
 "erase-failure@kernel/unwind/sframe_mm.c@'mas_store_gfp(&mas, NULL, GFP_KERNEL | __GFP_NOFAIL);'@'mas_store_gfp(&mas, NULL, GFP_KERNEL);'@unwind_registry"
 "munmap-no-gen@kernel/unwind/sframe_mm.c@'\tif (removed)\n\t\tsframe_mm_new_gen(mm);'@''@unwind_dlopen"
 "cache-key-no-gen@kernel/unwind/sframe_mm.c@'key = smp_load_acquire(&mm->sframe_gen);'@'key = 1; (void)smp_load_acquire(&mm->sframe_gen);'@unwind_dlopen unwind_exec"

@@ -675,6 +675,12 @@ static bool is_splat(const char *msg, void *arg)
 	return kmsg_is_splat(msg);
 }
 
+/* A splat, or a message about an SFrame section (an invalid one, say). */
+static bool is_splat_or_sframe(const char *msg, void *arg)
+{
+	return kmsg_is_splat(msg) || strcasestr(msg, "sframe");
+}
+
 /* One round in the calling process: the status to _exit() with. */
 static enum round_end failslab_round(const struct text_file *t, unsigned int n)
 {
@@ -966,5 +972,116 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
 	EXPECT_EQ(validated + 1, sframe_stat("validated"));
 	close(pfd[0]);
 	close(pfd[1]);
+	close(fd);
+}
+
+/*
+ * two_text_segments: one .sframe section describing functions in two
+ * executable segments of a file (as a linker script may make them), mapped
+ * as ld.so maps a library: the whole file read-only, then each segment at
+ * its place.  Both text mappings register the section, and it validates:
+ * each function lies in one of the file's executable segments.
+ */
+TEST_F(registry, two_text_segments)
+{
+	const size_t t1 = 2 * 4096, t2 = 4 * 4096, size = 5 * 4096;
+	struct {
+		struct elf64_hdr eh;
+		struct elf64_phdr ph[4];
+	} elf = {
+		.eh = {
+			.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
+				     ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+			.e_type = ET_DYN,
+#ifdef __aarch64__
+			.e_machine = EM_AARCH64,
+#else
+			.e_machine = EM_X86_64,
+#endif
+			.e_version = EV_CURRENT,
+			.e_phoff = sizeof(struct elf64_hdr),
+			.e_ehsize = sizeof(struct elf64_hdr),
+			.e_phentsize = sizeof(struct elf64_phdr),
+			.e_phnum = 4,
+		},
+	};
+	/* header, two descriptors, one row each: CFA = SP + 8 */
+	unsigned char sec[28 + 2 * 20 + 2 * 3];
+	long reg, val;
+	int32_t start;
+	uint32_t v;
+	char *base;
+	int fd, i;
+
+	sframe_header_v2(sec);
+	v = 2;
+	memcpy(sec + 8, &v, 4);		/* num_fdes */
+	memcpy(sec + 12, &v, 4);	/* num_fres */
+	v = 6;
+	memcpy(sec + 16, &v, 4);	/* fre_len */
+	v = 0;
+	memcpy(sec + 20, &v, 4);	/* fdes_off */
+	v = 40;
+	memcpy(sec + 24, &v, 4);	/* fres_off */
+	for (i = 0; i < 2; i++) {
+		unsigned char *fde = sec + 28 + i * 20;
+		uint32_t size = 64, fres_off = i * 3, fres_num = 1;
+
+		memset(fde, 0, 20);
+		/* the function at the start of segment i, from the section */
+		start = (i ? t2 : t1) - 4096;
+		memcpy(fde, &start, 4);
+		memcpy(fde + 4, &size, 4);
+		memcpy(fde + 8, &fres_off, 4);
+		memcpy(fde + 12, &fres_num, 4);
+		fde[16] = 0;			/* ADDR1 rows, PCINC */
+		sec[28 + 40 + i * 3] = 0;	/* from the first byte */
+		sec[28 + 40 + i * 3 + 1] = 0x03; /* SP-based, 1 offset */
+		sec[28 + 40 + i * 3 + 2] = 8;
+	}
+	elf.ph[0] = (struct elf64_phdr){
+		.p_type = PT_LOAD, .p_flags = PF_R,
+		.p_filesz = t1, .p_memsz = t1, .p_align = 4096 };
+	elf.ph[1] = (struct elf64_phdr){
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = t1,
+		.p_vaddr = t1, .p_filesz = 4096, .p_memsz = 4096,
+		.p_align = 4096 };
+	elf.ph[2] = (struct elf64_phdr){
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = t2,
+		.p_vaddr = t2, .p_filesz = 4096, .p_memsz = 4096,
+		.p_align = 4096 };
+	elf.ph[3] = (struct elf64_phdr){
+		.p_type = PT_GNU_SFRAME, .p_flags = PF_R, .p_offset = 4096,
+		.p_vaddr = 4096, .p_filesz = sizeof(sec),
+		.p_memsz = sizeof(sec), .p_align = 8 };
+
+	fd = sframe_file(size, sec, sizeof(sec), sizeof(sec));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(sizeof(elf), pwrite(fd, &elf, sizeof(elf), 0));
+	/*
+	 * The process started before the collector: its first registration
+	 * also finds the text it already has.  Have that done first.
+	 */
+	base = text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	munmap(base, page);
+	/* (its section, not mapped with it, is refused: not this test's) */
+	EXPECT_EQ(0, kmsg_count(self->kmsg, is_splat, NULL));
+	reg = sframe_stat("registered");
+	val = sframe_stat("validated") + sframe_stat("validation_shared");
+	ASSERT_LE(0, reg);
+
+	base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	ASSERT_EQ(base + t1, mmap(base + t1, 4096, PROT_READ | PROT_EXEC,
+				  MAP_PRIVATE | MAP_FIXED, fd, t1));
+	ASSERT_EQ(base + t2, mmap(base + t2, 4096, PROT_READ | PROT_EXEC,
+				  MAP_PRIVATE | MAP_FIXED, fd, t2));
+	/* the validation ran on the way back from the first mmap */
+	EXPECT_EQ(2, sframe_stat("registered") - reg);
+	EXPECT_EQ(2, sframe_stat("validated") +
+		     sframe_stat("validation_shared") - val);
+	EXPECT_EQ(0, kmsg_count(self->kmsg, is_splat_or_sframe, NULL));
+	munmap(base, size);
 	close(fd);
 }

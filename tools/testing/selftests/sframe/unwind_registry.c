@@ -180,6 +180,7 @@ FIXTURE(registry) {
 FIXTURE_SETUP(registry)
 {
 	char lib[PATH_MAX];
+	void *p;
 
 	/* without registrations every check here would pass */
 	if (unwind_sysctl_read() != 1)
@@ -194,6 +195,14 @@ FIXTURE_SETUP(registry)
 	ASSERT_EQ(0, text_open(&self->t, lib));
 	self->saved_max = sysctl_read(MAX_MAP_COUNT);
 	ASSERT_LT(0, self->saved_max);
+	/*
+	 * The process started before the collector: its first registration
+	 * also finds (and validates) the text it already has.  Have that done
+	 * now, so that the tests count only what they do.
+	 */
+	p = text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, page);
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
 }
@@ -796,7 +805,7 @@ TEST_F_TIMEOUT(registry, failslab, 600)
  * must die, without its validation counted as done.  How long the kill
  * took is reported.
  */
-#define KILL_FDES	2048
+#define KILL_FDES	512
 #define KILL_ROWS	8192	/* per descriptor, ADDR2 rows of 3 bytes */
 
 /* System time of @pid in clock ticks, from /proc/PID/stat, or -1. */
@@ -1058,15 +1067,6 @@ TEST_F(registry, two_text_segments)
 	fd = sframe_file(size, sec, sizeof(sec), sizeof(sec));
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(sizeof(elf), pwrite(fd, &elf, sizeof(elf), 0));
-	/*
-	 * The process started before the collector: its first registration
-	 * also finds the text it already has.  Have that done first.
-	 */
-	base = text_map(&self->t, NULL, 0, PROT_READ | PROT_EXEC, 0);
-	ASSERT_NE(MAP_FAILED, base);
-	munmap(base, page);
-	/* (its section, not mapped with it, is refused: not this test's) */
-	EXPECT_EQ(0, kmsg_count(self->kmsg, is_splat, NULL));
 	reg = sframe_stat("registered");
 	val = sframe_stat("validated") + sframe_stat("validation_shared");
 	ASSERT_LE(0, reg);

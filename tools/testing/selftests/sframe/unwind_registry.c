@@ -457,42 +457,30 @@ TEST_F(registry, dontfork_text)
 }
 
 /*
- * A file of @size bytes made of one read-execute segment, whose SFrame
- * section (PT_GNU_SFRAME) is @sec_len bytes at offset 4096, of which the
- * first @len are @sec: an unlinked file in /tmp, sparse but for what is
- * written.  Returns its fd or -1.
+ * A crafted ELF file of @size bytes with the @phnum program headers @ph,
+ * and @len bytes of @sec at offset 4096 (where PT_GNU_SFRAME says): an
+ * unlinked file in /tmp, sparse but for what is written.  Returns its fd
+ * or -1.
  */
-static int sframe_file(size_t size, const void *sec, size_t len,
-		       size_t sec_len)
+static int crafted_file(size_t size, const struct elf64_phdr *ph,
+			unsigned int phnum, const void *sec, size_t len)
 {
-	struct {
-		struct elf64_hdr eh;
-		struct elf64_phdr ph[2];
-	} elf = {
-		.eh = {
-			.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
-				     ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
-			.e_type = ET_DYN,
+	struct elf64_hdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+			     ELFDATA2LSB, EV_CURRENT },
+		.e_type = ET_DYN,
 #ifdef __aarch64__
-			.e_machine = EM_AARCH64,
+		.e_machine = EM_AARCH64,
 #else
-			.e_machine = EM_X86_64,
+		.e_machine = EM_X86_64,
 #endif
-			.e_version = EV_CURRENT,
-			.e_phoff = sizeof(struct elf64_hdr),
-			.e_ehsize = sizeof(struct elf64_hdr),
-			.e_phentsize = sizeof(struct elf64_phdr),
-			.e_phnum = 2,
-		},
-		.ph = {
-			{ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
-			  .p_filesz = size, .p_memsz = size, .p_align = 4096 },
-			{ .p_type = PT_GNU_SFRAME, .p_flags = PF_R,
-			  .p_offset = 4096, .p_vaddr = 4096,
-			  .p_filesz = sec_len, .p_memsz = sec_len,
-			  .p_align = 8 },
-		},
+		.e_version = EV_CURRENT,
+		.e_phoff = sizeof(struct elf64_hdr),
+		.e_ehsize = sizeof(struct elf64_hdr),
+		.e_phentsize = sizeof(struct elf64_phdr),
+		.e_phnum = phnum,
 	};
+	size_t ph_len = phnum * sizeof(*ph);
 	char path[PATH_MAX];
 	int fd;
 
@@ -501,7 +489,8 @@ static int sframe_file(size_t size, const void *sec, size_t len,
 	if (fd < 0)
 		return -1;
 	unlink(path);
-	if (pwrite(fd, &elf, sizeof(elf), 0) != sizeof(elf) ||
+	if (pwrite(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    pwrite(fd, ph, ph_len, sizeof(eh)) != (ssize_t)ph_len ||
 	    pwrite(fd, sec, len, 4096) != (ssize_t)len ||
 	    ftruncate(fd, size)) {
 		close(fd);
@@ -510,9 +499,35 @@ static int sframe_file(size_t size, const void *sec, size_t len,
 	return fd;
 }
 
-/* An SFrame version 2 header, sorted descriptors, this machine's ABI. */
-static void sframe_header_v2(unsigned char hdr[28])
+/*
+ * A file of @size bytes made of one read-execute segment, whose SFrame
+ * section is @sec_len bytes at offset 4096, of which the first @len are
+ * @sec.  Returns its fd or -1.
+ */
+static int sframe_file(size_t size, const void *sec, size_t len,
+		       size_t sec_len)
 {
+	const struct elf64_phdr ph[2] = {
+		{ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
+		  .p_filesz = size, .p_memsz = size, .p_align = 4096 },
+		{ .p_type = PT_GNU_SFRAME, .p_flags = PF_R,
+		  .p_offset = 4096, .p_vaddr = 4096,
+		  .p_filesz = sec_len, .p_memsz = sec_len, .p_align = 8 },
+	};
+
+	return crafted_file(size, ph, 2, sec, len);
+}
+
+/*
+ * An SFrame version 2 header, sorted descriptors, this machine's ABI:
+ * @num_fdes descriptors at the start of the data, then the rows, which
+ * count @num_fres and take @fre_len bytes.
+ */
+static void sframe_header_v2(unsigned char hdr[28], uint32_t num_fdes,
+			     uint32_t num_fres, uint32_t fre_len)
+{
+	uint32_t v[5] = { num_fdes, num_fres, fre_len, 0, num_fdes * 20 };
+
 	memset(hdr, 0, 28);
 	hdr[0] = 0xe2;		/* magic */
 	hdr[1] = 0xde;
@@ -523,6 +538,7 @@ static void sframe_header_v2(unsigned char hdr[28])
 #else
 	hdr[4] = 3;		/* AMD64, little endian */
 #endif
+	memcpy(hdr + 8, v, sizeof(v));
 }
 
 /*
@@ -539,7 +555,7 @@ TEST_F(registry, page_by_page)
 	size_t off;
 	int fd;
 
-	sframe_header_v2(hdr);
+	sframe_header_v2(hdr, 0, 0, 0);
 	fd = sframe_file(size, hdr, sizeof(hdr), sizeof(hdr));
 	ASSERT_LE(0, fd);
 	big = (struct text_file){ .fd = fd, .off = 0, .len = size };
@@ -840,7 +856,6 @@ static void *kill_section(size_t *len, size_t *sec_len, size_t *text_off)
 	const uint32_t num_fres = KILL_FDES * KILL_ROWS;
 	const uint32_t fre_len = 2 * num_fres;	/* the least it may claim */
 	unsigned char *s;
-	uint32_t v[5];
 	size_t i;
 
 	*len = 28 + fdes_len + block;
@@ -849,13 +864,7 @@ static void *kill_section(size_t *len, size_t *sec_len, size_t *text_off)
 	s = calloc(1, *len);
 	if (!s)
 		return NULL;
-	sframe_header_v2(s);
-	v[0] = KILL_FDES;	/* num_fdes */
-	v[1] = num_fres;
-	v[2] = fre_len;
-	v[3] = 0;		/* fdes_off */
-	v[4] = fdes_len;	/* fres_off */
-	memcpy(s + 8, v, sizeof(v));
+	sframe_header_v2(s, KILL_FDES, num_fres, fre_len);
 	for (i = 0; i < KILL_FDES; i++) {
 		unsigned char *fde = s + 28 + i * 20;
 		/* one function for all: its start relative to the section */
@@ -994,44 +1003,15 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
 TEST_F(registry, two_text_segments)
 {
 	const size_t t1 = 2 * 4096, t2 = 4 * 4096, size = 5 * 4096;
-	struct {
-		struct elf64_hdr eh;
-		struct elf64_phdr ph[4];
-	} elf = {
-		.eh = {
-			.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
-				     ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
-			.e_type = ET_DYN,
-#ifdef __aarch64__
-			.e_machine = EM_AARCH64,
-#else
-			.e_machine = EM_X86_64,
-#endif
-			.e_version = EV_CURRENT,
-			.e_phoff = sizeof(struct elf64_hdr),
-			.e_ehsize = sizeof(struct elf64_hdr),
-			.e_phentsize = sizeof(struct elf64_phdr),
-			.e_phnum = 4,
-		},
-	};
+	struct elf64_phdr ph[4];
 	/* header, two descriptors, one row each: CFA = SP + 8 */
 	unsigned char sec[28 + 2 * 20 + 2 * 3];
 	long reg, val;
 	int32_t start;
-	uint32_t v;
 	char *base;
 	int fd, i;
 
-	sframe_header_v2(sec);
-	v = 2;
-	memcpy(sec + 8, &v, 4);		/* num_fdes */
-	memcpy(sec + 12, &v, 4);	/* num_fres */
-	v = 6;
-	memcpy(sec + 16, &v, 4);	/* fre_len */
-	v = 0;
-	memcpy(sec + 20, &v, 4);	/* fdes_off */
-	v = 40;
-	memcpy(sec + 24, &v, 4);	/* fres_off */
+	sframe_header_v2(sec, 2, 2, 6);
 	for (i = 0; i < 2; i++) {
 		unsigned char *fde = sec + 28 + i * 20;
 		uint32_t size = 64, fres_off = i * 3, fres_num = 1;
@@ -1048,25 +1028,24 @@ TEST_F(registry, two_text_segments)
 		sec[28 + 40 + i * 3 + 1] = 0x03; /* SP-based, 1 offset */
 		sec[28 + 40 + i * 3 + 2] = 8;
 	}
-	elf.ph[0] = (struct elf64_phdr){
+	ph[0] = (struct elf64_phdr){
 		.p_type = PT_LOAD, .p_flags = PF_R,
 		.p_filesz = t1, .p_memsz = t1, .p_align = 4096 };
-	elf.ph[1] = (struct elf64_phdr){
+	ph[1] = (struct elf64_phdr){
 		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = t1,
 		.p_vaddr = t1, .p_filesz = 4096, .p_memsz = 4096,
 		.p_align = 4096 };
-	elf.ph[2] = (struct elf64_phdr){
+	ph[2] = (struct elf64_phdr){
 		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = t2,
 		.p_vaddr = t2, .p_filesz = 4096, .p_memsz = 4096,
 		.p_align = 4096 };
-	elf.ph[3] = (struct elf64_phdr){
+	ph[3] = (struct elf64_phdr){
 		.p_type = PT_GNU_SFRAME, .p_flags = PF_R, .p_offset = 4096,
 		.p_vaddr = 4096, .p_filesz = sizeof(sec),
 		.p_memsz = sizeof(sec), .p_align = 8 };
 
-	fd = sframe_file(size, sec, sizeof(sec), sizeof(sec));
+	fd = crafted_file(size, ph, 4, sec, sizeof(sec));
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(sizeof(elf), pwrite(fd, &elf, sizeof(elf), 0));
 	reg = sframe_stat("registered");
 	val = sframe_stat("validated") + sframe_stat("validation_shared");
 	ASSERT_LE(0, reg);

@@ -23,7 +23,7 @@
 # pointer authentication on arm64's -cpu max) fails.
 #
 # Environment: SFRAME_CONFIG=none (unpatched base: no SFrame options, no
-# KUnit suite expected), PERF_MIN_PCT (default 95), KERNEL_VARIANT=NAME
+# KUnit suite expected), PERF_MIN_PERMILLE (default 995: 99.5%), KERNEL_VARIANT=NAME
 # (guest groups only, on the kernel with harness/kconfig/NAME.config merged,
 # e.g. debug: see harness/check-debug.sh; TIMEOUT_SCALE multiplies the
 # per-selftest limit).
@@ -44,7 +44,7 @@ if [ -n "${1:-}" ]; then
 else
 	ARCHES=("${SUPPORTED[@]}")
 fi
-PERF_MIN_PCT=${PERF_MIN_PCT:-95}
+PERF_MIN_PERMILLE=${PERF_MIN_PERMILLE:-995}
 # The selftests run on 1 CPU (QEMU_SMP, default 1) and again on ALT_SMP
 # CPUs (default 2 when QEMU_SMP is 1; empty: no second run).
 if [ -z "${ALT_SMP+set}" ]; then
@@ -363,10 +363,10 @@ group_arch() {
 			not_ok "$label: perf cpu-clock sampling ($samples samples in 2 s at 1000 Hz; hrtimers not high-res?)"
 			comment <"$p/record-$mode.txt"
 		fi
-		if [ "$leaf" -ge 100 ] && [ $((full * 100)) -ge $((PERF_MIN_PCT * leaf)) ]; then
-			ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PCT}%, unwinder $mode)"
+		if [ "$leaf" -ge 100 ] && [ $((full * 1000)) -ge $((PERF_MIN_PERMILLE * leaf)) ]; then
+			ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
 		else
-			not_ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PCT}%, unwinder $mode)"
+			not_ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
 			awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
 				"$p/script-$mode.txt" 2>/dev/null | comment
 		fi

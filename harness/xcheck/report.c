@@ -74,6 +74,8 @@
 #include <gelf.h>
 #include <linux/perf_event.h>
 
+#include <sframe-api.h>
+
 #include "xcheck.h"
 
 #define MAX_FRAMES		512
@@ -132,136 +134,43 @@ static const char *label;
 
 /* ------------------------------------------------------------ SFrame */
 
+/*
+ * Which PCs SFrame describes is decided by libsframe (binutils), not by a
+ * copy of the kernel's decoder: an independent reading of the section.
+ */
+
 /* A .sframe section (PT_GNU_SFRAME) of a file, at its ELF address. */
 struct sframe_sec {
-	const uint8_t	*data;
-	size_t		size;
+	sframe_decoder_ctx *ctx;
 	uint64_t	vaddr;
-	uint32_t	num_fdes;
-	size_t		fdes;		/* offset of the descriptors */
-	size_t		fres;		/* offset of the rows */
-	size_t		fres_end;
-	unsigned int	fde_size;
-	uint8_t		version, flags;
 };
 
 enum sf_cover { SF_NONE, SF_COVERED, SF_OUTERMOST };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static bool sframe_init(struct sframe_sec *s, const uint8_t *d, size_t size,
 			uint64_t vaddr)
 {
-	size_t hdr;
+	int err = 0;
 
-	if (size < 28 || d[0] != 0xe2 || d[1] != 0xde)
-		return false;
-	s->version = d[2];
-	s->flags = d[3];
-	if (s->version == 1)
-		s->fde_size = 17;
-	else if (s->version == 2)
-		s->fde_size = 20;
-	else
-		return false;
-	hdr = 28 + d[7];
-	s->num_fdes = rd32(d + 8);
-	s->fdes = hdr + rd32(d + 20);
-	s->fres = hdr + rd32(d + 24);
-	s->fres_end = s->fres + rd32(d + 16);
-	if (hdr > size || s->fdes > size ||
-	    (uint64_t)s->num_fdes * s->fde_size > size - s->fdes ||
-	    s->fres > size || s->fres_end > size || s->fres_end < s->fres)
-		return false;
-	s->data = d;
-	s->size = size;
+	s->ctx = sframe_decode((const char *)d, size, &err);
 	s->vaddr = vaddr;
-	return true;
+	return s->ctx && !err;
 }
 
-static uint64_t sframe_func_start(const struct sframe_sec *s, uint32_t i)
-{
-	size_t off = s->fdes + (size_t)i * s->fde_size;
-	int32_t start = (int32_t)rd32(s->data + off);
-
-	/* SFRAME_F_FDE_FUNC_START_PCREL: relative to the field itself */
-	return (s->flags & 0x4 ? s->vaddr + off : s->vaddr) + (int64_t)start;
-}
-
-/* The same lookup as the kernel's sframe_find(), on an ELF address. */
+/* libsframe's lookup (the PC relative to the start of the section). */
 static enum sf_cover sframe_lookup(const struct sframe_sec *s, uint64_t ip)
 {
-	uint32_t lo = 0, hi = s->num_fdes, fsize, fres_off, nfres, pc_off;
-	unsigned int asize, rep = 16;
-	size_t off, addr, found = 0;
-	bool have = false;
-	uint64_t start = 0;
-	uint8_t info, finfo = 0;
+	sframe_frame_row_entry fre;
+	int64_t rel = (int64_t)(ip - s->vaddr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t st = sframe_func_start(s, mid);
-
-		if (st <= ip) {
-			start = st;
-			found = mid;
-			have = true;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (!have)
+	if (rel < INT32_MIN || rel > INT32_MAX)
 		return SF_NONE;
-	off = s->fdes + found * s->fde_size;
-	fsize = rd32(s->data + off + 4);
-	fres_off = rd32(s->data + off + 8);
-	nfres = rd32(s->data + off + 12);
-	info = s->data[off + 16];
-	if (s->version == 2)
-		rep = s->data[off + 17];
-	if (ip - start >= fsize)
+	memset(&fre, 0, sizeof(fre));
+	if (sframe_find_fre(s->ctx, (int32_t)rel, &fre))
 		return SF_NONE;
-	switch (info & 0xf) {
-	case 0: asize = 1; break;
-	case 1: asize = 2; break;
-	case 2: asize = 4; break;
-	default: return SF_NONE;
-	}
-	pc_off = ip - start;
-	if ((info >> 4) & 1) {		/* PCMASK */
-		if (!rep)
-			return SF_NONE;
-		pc_off %= rep;
-	}
-	addr = s->fres + fres_off;
-	have = false;
-	for (uint32_t i = 0; i < nfres && i < 8192; i++) {
-		uint32_t fstart = 0;
-		uint8_t fi;
-		unsigned int cnt, osz;
-
-		if (addr + asize + 1 > s->fres_end)
-			return SF_NONE;
-		memcpy(&fstart, s->data + addr, asize);
-		fi = s->data[addr + asize];
-		cnt = (fi >> 1) & 0xf;
-		osz = 1u << ((fi >> 5) & 3);
-		if (fstart > pc_off)
-			break;
-		finfo = fi;
-		have = true;
-		addr += asize + 1 + cnt * osz;
-	}
-	if (!have)
-		return SF_NONE;
-	return ((finfo >> 1) & 0xf) ? SF_COVERED : SF_OUTERMOST;
+	/* a row without offsets marks the outermost frame */
+	return SFRAME_V1_FRE_OFFSET_COUNT(fre.fre_info) ? SF_COVERED :
+							  SF_OUTERMOST;
 }
 
 /* ------------------------------------------------------------ files */

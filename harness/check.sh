@@ -430,16 +430,61 @@ group_series_check() {
 	fi
 }
 
+# merge_tap LOG: the TAP lines of a group run apart, numbered into this
+# stream as they are (ok, not ok, skip), with their comment lines.
+merge_tap() {
+	local line name
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "[0-9]*) not_ok "$(echo "$line" | sed -E 's/^not ok [0-9]+ - //')" ;;
+		"ok "[0-9]*"# SKIP"*)
+			name=$(echo "$line" | sed -E 's/^ok [0-9]+ - //')
+			skip "${name%% # SKIP*}" "${name#* # SKIP }"
+			;;
+		"ok "[0-9]*) ok "$(echo "$line" | sed -E 's/^ok [0-9]+ - //')" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
+# Each guest group runs one TCG guest at a time, on one host CPU most of
+# the time: the groups of the two arches (and the host tests) run side by
+# side, each into its own log, merged in order afterwards. CHECK_PARALLEL=0
+# runs them one after the other.
+run_groups() {
+	local g pids=() logs=()
+	if [ -z "${KERNEL_VARIANT:-}" ]; then
+		logs+=("$C/group-hosttest.tap")
+		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
+			group_hosttest >"${logs[-1]}" 2>&1 &
+			pids+=($!)
+		else
+			group_hosttest >"${logs[-1]}" 2>&1
+		fi
+	fi
+	for arch in "${ARCHES[@]}"; do
+		logs+=("$C/group-$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT}.tap")
+		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
+			{ group_arch "$arch"; group_xcheck "$arch"; } >"${logs[-1]}" 2>&1 &
+			pids+=($!)
+		else
+			{ group_arch "$arch"; group_xcheck "$arch"; } >"${logs[-1]}" 2>&1
+		fi
+	done
+	for g in "${pids[@]}"; do
+		wait "$g" || true
+	done
+	for g in "${logs[@]}"; do
+		merge_tap "$g"
+	done
+}
+
 echo "TAP version 13"
 if [ -z "${KERNEL_VARIANT:-}" ]; then
 	group_series
 	group_series_check
-	group_hosttest
 fi
-for arch in "${ARCHES[@]}"; do
-	group_arch "$arch"
-	group_xcheck "$arch"
-done
+run_groups
 echo "1..$N"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" = 0 ]

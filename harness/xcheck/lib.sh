@@ -38,8 +38,8 @@ xc_build() {
 	   [ "$XC_SRC/xcheck.h" -nt "$XC_REPORT" ]; then
 		[ -f /usr/include/elfutils/libdwfl.h ] && [ -f /usr/include/sframe-api.h ] ||
 			{ echo "error: libdw-dev or binutils-dev (libsframe) is not installed" >&2; return 1; }
-		gcc "${XC_CFLAGS[@]}" -o "$XC_REPORT.tmp" "$XC_SRC/report.c" -ldw -lelf -lsframe &&
-			mv "$XC_REPORT.tmp" "$XC_REPORT" || return 1
+		gcc "${XC_CFLAGS[@]}" -o "$XC_REPORT.tmp.$$" "$XC_SRC/report.c" -ldw -lelf -lsframe &&
+			mv "$XC_REPORT.tmp.$$" "$XC_REPORT" || return 1
 	fi
 }
 

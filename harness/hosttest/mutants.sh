@@ -54,7 +54,7 @@ outermost-rejected~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (!cou
 outermost-size-code-3-accepted~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (count > SFRAME_FRE_MAX_OFFSETS || (count && !off_size))
 outermost-flag-lost~\t\tframe->outermost = true;\n~
 frame-not-cleared~\tmemset(frame, 0, sizeof(*frame));\n~
-resume-restarts~\tfor (; v->next_fde < tbl->num_fdes; v->next_fde++) {~\tfor (v->next_fde = 0; v->next_fde < tbl->num_fdes; v->next_fde++) {
+resume-restarts~\tfor (checked = v->fres; v->next_fde < tbl->num_fdes; v->next_fde++) {~\tfor (checked = v->fres, v->next_fde = 0; v->next_fde < tbl->num_fdes; v->next_fde++) {
 resume-prev-start-lost~\t\tv->prev_start = fde.func_start;\n~
 fatal-signal-ignored-fdes~\t\t\tchecked = v->fres;\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\t\tchecked = v->fres;
 fatal-signal-no-row-budget~\t\t    v->fres - checked >= SFRAME_VALIDATE_BATCH) {~\t\t    v->fres - checked == ~0ULL) {

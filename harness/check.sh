@@ -451,29 +451,28 @@ merge_tap() {
 # the time: the groups of the two arches (and the host tests) run side by
 # side, each into its own log, merged in order afterwards. CHECK_PARALLEL=0
 # runs them one after the other.
+# group_guest ARCH: the guest group of one arch and its cross-check.
+group_guest() {
+	group_arch "$1"
+	group_xcheck "$1"
+}
+
 run_groups() {
-	local g pids=() logs=()
-	if [ -z "${KERNEL_VARIANT:-}" ]; then
-		logs+=("$C/group-hosttest.tap")
-		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
-			group_hosttest >"${logs[-1]}" 2>&1 &
-			pids+=($!)
-		else
-			group_hosttest >"${logs[-1]}" 2>&1
-		fi
-	fi
+	local g logs=() jobs=()
+	[ -n "${KERNEL_VARIANT:-}" ] || jobs+=("hosttest group_hosttest")
 	for arch in "${ARCHES[@]}"; do
-		logs+=("$C/group-$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT}.tap")
+		jobs+=("$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT} group_guest $arch")
+	done
+	for g in "${jobs[@]}"; do
+		logs+=("$C/group-${g%% *}.tap")
+		# shellcheck disable=SC2086 # "FUNCTION [ARCH]"
 		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
-			{ group_arch "$arch"; group_xcheck "$arch"; } >"${logs[-1]}" 2>&1 &
-			pids+=($!)
+			${g#* } >"${logs[-1]}" 2>&1 &
 		else
-			{ group_arch "$arch"; group_xcheck "$arch"; } >"${logs[-1]}" 2>&1
+			${g#* } >"${logs[-1]}" 2>&1
 		fi
 	done
-	for g in "${pids[@]}"; do
-		wait "$g" || true
-	done
+	wait
 	for g in "${logs[@]}"; do
 		merge_tap "$g"
 	done

@@ -79,9 +79,9 @@ small_config() {
 	frag=$C/$arch-small.config
 	shift 2
 	printf '%s\n' "$@" >"$frag"
-	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} tinyconfig >/dev/null
+	make -s -C "$WT" O="$o" ARCH="$arch" tinyconfig >/dev/null
 	"$WT/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$frag" >/dev/null
-	make -s -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} olddefconfig >/dev/null
+	make -s -C "$WT" O="$o" ARCH="$arch" olddefconfig >/dev/null
 }
 
 # ccache when it is there (NO_CCACHE=1: not), as for the guest kernels:
@@ -94,8 +94,8 @@ fi
 
 build() {
 	local arch=$1 o=$2 log=$3
-	make -C "$WT" O="$o" ARCH="$arch" ${CROSS:+CROSS_COMPILE=$CROSS} \
-		${CC_CACHE:+CC="$CC_CACHE ${CROSS}gcc"} -j"$JOBS" KCFLAGS=-Werror \
+	make -C "$WT" O="$o" ARCH="$arch" \
+		${CC_CACHE:+CC="$CC_CACHE gcc"} -j"$JOBS" KCFLAGS=-Werror \
 		>"$log" 2>&1
 }
 
@@ -131,10 +131,10 @@ for p in "${PATCHES[@]}"; do
 	fi
 	# Reconfigure when options may have appeared (and for the first build).
 	if [ "$i" = 1 ] || changes_kconfig; then
-		CROSS= small_config x86_64 "$X86" CONFIG_64BIT=y "${COMMON[@]}"
+		small_config x86_64 "$X86" CONFIG_64BIT=y "${COMMON[@]}"
 	fi
 	start=$(date +%s)
-	if CROSS= build x86_64 "$X86" "$C/build-x86_64-$i.log"; then
+	if build x86_64 "$X86" "$C/build-x86_64-$i.log"; then
 		ok "x86_64 builds after $name ($(($(date +%s) - start)) s)"
 	else
 		not_ok "x86_64 builds after $name"

@@ -90,6 +90,8 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
+bool sframe_registered_user(void);
+bool sframe_text_user(unsigned long ip);
 void sframe_collector_get(void);
 void sframe_collector_put(void);
 
@@ -114,6 +116,16 @@ static inline int sframe_find_user(unsigned long ip,
 				   struct unwind_user_frame *frame)
 {
 	return -ENOENT;
+}
+
+static inline bool sframe_registered_user(void)
+{
+	return false;
+}
+
+static inline bool sframe_text_user(unsigned long ip)
+{
+	return false;
 }
 
 static inline void sframe_collector_get(void) {}

@@ -17,6 +17,7 @@ struct return_instance;
  * @fp:		frame pointer of the current frame
  * @regs:	user registers the walk started from
  * @depth:	number of frames unwound so far
+ * @scanned:	stack words scanned so far for callers of uncovered frames
  * @type:	how the current frame was reached
  * @uret:	the pending uretprobe whose trampoline was met last, or NULL
  * @at_func_entry: the innermost frame is known to be at a function's first
@@ -30,6 +31,7 @@ struct unwind_user_state {
 	unsigned long		fp;
 	struct pt_regs		*regs;
 	unsigned int		depth;
+	unsigned int		scanned;
 	enum unwind_user_type	type;
 	struct return_instance	*uret;
 	bool			at_func_entry;

@@ -10,12 +10,15 @@
  * @UNWIND_USER_TYPE_FP:	frame pointer
  * @UNWIND_USER_TYPE_ENTRY:	at function entry, return address at the SP
  * @UNWIND_USER_TYPE_SFRAME:	SFrame rule for the instruction pointer
+ * @UNWIND_USER_TYPE_RECOVERED:	caller of a frame without SFrame data, found
+ *				and validated by other means
  */
 enum unwind_user_type {
 	UNWIND_USER_TYPE_NONE,
 	UNWIND_USER_TYPE_FP,
 	UNWIND_USER_TYPE_ENTRY,
 	UNWIND_USER_TYPE_SFRAME,
+	UNWIND_USER_TYPE_RECOVERED,
 };
 
 /**

@@ -582,6 +582,47 @@ out:
 	return ret;
 }
 
+/**
+ * sframe_registered_user() - has the current task any SFrame section?
+ *
+ * Context: any context, including NMI.
+ * Return: true if at least one section is registered for the task's mm.
+ */
+bool sframe_registered_user(void)
+{
+	struct mm_struct *mm = current->mm;
+
+	return mm && !mtree_empty(&mm->sframe_mt);
+}
+
+/**
+ * sframe_text_user() - is a user address in text with usable SFrame data?
+ * @ip:		user address of the current task
+ *
+ * A quick test for a word that may be a return address: it lies in the
+ * mapped text of one of the task's validated sections. Whether a function
+ * descriptor covers it is for sframe_find_user() to say. Nothing is cached
+ * and no work is requested: most words tested are not addresses at all.
+ *
+ * Context: any context, including NMI. Takes no locks and does not fault.
+ * Return: true if @ip is in the text of a usable section.
+ */
+bool sframe_text_user(unsigned long ip)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_section *sec;
+	bool ret;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	sec = mtree_load(&mm->sframe_mt, ip);
+	ret = sec && test_bit(SFRAME_SEC_CHECKED, &sec->state) &&
+	      !test_bit(SFRAME_SEC_BAD, &sec->state);
+	rcu_read_unlock();
+	return ret;
+}
+
 /*
  * Read from the page cache, as the mapping sees the file, and as uprobes
  * reads text: not a read of the file (that was checked at mmap), so no

@@ -21,14 +21,32 @@
 static const struct unwind_user_frame fp_frame = ARCH_INIT_USER_FP_FRAME;
 static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
 
+static int unwind_user_read(unsigned long addr, unsigned long *val)
+{
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
+
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
 static int sysctl_unwind_user_sframe __read_mostly = 1;
+static int sysctl_unwind_user_recover __read_mostly = 1;
 
 static struct ctl_table unwind_user_sysctls[] = {
 	{
 		.procname	= "unwind_user_sframe",
 		.data		= &sysctl_unwind_user_sframe,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "unwind_user_recover",
+		.data		= &sysctl_unwind_user_recover,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
@@ -64,6 +82,206 @@ static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
 	return sframe_find_user(ip, frame);
 }
 
+/*
+ * Recovery of the callers of frames that SFrame does not describe.
+ *
+ * Code without SFrame data (a C library built without it, hand-written
+ * assembly) has no reliable frame pointer in a program built without them
+ * either. Where the caller of such a frame is text with SFrame data, its
+ * return address is somewhere above the stack pointer: in the link
+ * register or at the stack pointer while the code has not touched the
+ * stack (a leaf), else further up. A candidate return address is accepted
+ * only if it validates: it is in the text of a validated section, it
+ * follows a call instruction, a function descriptor covers its call site,
+ * and the frame it leads to leads on to another return address that
+ * follows a call instruction (or is the outermost frame). A frame record
+ * is taken when it validates the same way; the stack is scanned, a bounded
+ * number of words, only when neither does. When nothing validates, the
+ * walk ends at the uncovered frame.
+ *
+ * Frames between the uncovered one and the recovered caller that have no
+ * SFrame data are skipped; a stale return address left in a live frame may
+ * still pass every test, which is what the validation of its caller's
+ * frame makes unlikely.
+ */
+
+/* Words scanned for the caller of one frame, and in one walk at most. */
+#define UNWIND_USER_SCAN_WORDS		256
+#define UNWIND_USER_SCAN_BUDGET		1024
+
+/* Bytes above a saved return address searched for the caller's CFA. */
+#define UNWIND_USER_SP_SEARCH		(32 * sizeof(long))
+
+/*
+ * Recover the callers of uncovered frames? Only while sysctl
+ * kernel.unwind_user_recover and SFrame unwinding itself are enabled, and
+ * for a task with SFrame data: others keep their frame pointer walk.
+ */
+static bool unwind_user_recover_enabled(void)
+{
+	return sframe_enabled() && READ_ONCE(sysctl_unwind_user_recover) &&
+	       sframe_registered_user();
+}
+
+/*
+ * Does the SFrame rule @frame of a function, with its stack pointer at @sp
+ * and its frame pointer @fp, lead to a caller whose return address follows
+ * a call instruction (and is not @not_ra: where the stack pointer is
+ * guessed, a guess too low reads the callee's copy of the same address)?
+ */
+static bool unwind_user_frame_leads_on(const struct unwind_user_frame *frame,
+				       unsigned long sp, unsigned long fp,
+				       unsigned long not_ra)
+{
+	unsigned long cfa, next;
+
+	if (frame->outermost)
+		return true;
+	/* It made a call: its own return address is saved. */
+	if (!frame->ra_saved)
+		return false;
+	cfa = (frame->use_fp ? fp : sp) + frame->cfa_off;
+	if (cfa <= sp || unwind_user_read(cfa + frame->ra_off, &next))
+		return false;
+	if (frame->ra_signed)
+		next = arch_unwind_user_strip_ra(next);
+	return next && next != not_ra &&
+	       access_ok((const void __user *)next, 1) &&
+	       arch_unwind_user_after_call(next);
+}
+
+/*
+ * Is @ra, read from @slot (0: from the link register), the return address
+ * of a call from SFrame text? On success *@caller_sp is the caller's stack
+ * pointer: above @slot on architectures whose call instruction pushes the
+ * return address; else found by trying the caller's rule at each aligned
+ * stack pointer above @slot, or @state's if @ra was in the link register.
+ */
+static bool unwind_user_sframe_caller(struct unwind_user_state *state,
+				      unsigned long ra, unsigned long slot,
+				      unsigned long *caller_sp)
+{
+	struct unwind_user_frame frame;
+	unsigned long sp, end;
+
+	if (!ra || !sframe_text_user(ra) || !arch_unwind_user_after_call(ra) ||
+	    sframe_find_user(ra - 1, &frame))
+		return false;
+
+	if (slot && ARCH_UNWIND_USER_CALL_PUSHES_RA) {
+		sp = slot + sizeof(long);
+		if (!unwind_user_frame_leads_on(&frame, sp, state->fp, 0))
+			return false;
+		*caller_sp = sp;
+		return true;
+	}
+	if (!slot) {
+		sp = state->sp;
+		if (!unwind_user_frame_leads_on(&frame, sp, state->fp, ra))
+			return false;
+		*caller_sp = sp;
+		return true;
+	}
+
+	end = slot + UNWIND_USER_SP_SEARCH;
+	for (sp = ALIGN(slot + sizeof(long), ARCH_UNWIND_USER_SP_ALIGN);
+	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
+		if (unwind_user_frame_leads_on(&frame, sp, state->fp, ra)) {
+			*caller_sp = sp;
+			return true;
+		}
+		/* The rule does not depend on the stack pointer. */
+		if (frame.use_fp || frame.outermost)
+			break;
+	}
+	return false;
+}
+
+/*
+ * The frame record the frame pointer points at, if it is above the stack
+ * pointer and its return address follows a call instruction (and, into
+ * SFrame text, leads on).
+ */
+static bool unwind_user_fp_caller(struct unwind_user_state *state,
+				  unsigned long *ra, unsigned long *sp,
+				  unsigned long *fp)
+{
+	unsigned long cfa = state->fp + fp_frame.cfa_off;
+	struct unwind_user_frame frame;
+
+	if (state->fp < state->sp || cfa <= state->sp ||
+	    unwind_user_read(cfa + fp_frame.ra_off, ra) ||
+	    unwind_user_read(cfa + fp_frame.fp_off, fp))
+		return false;
+	if (fp_frame.ra_signed)
+		*ra = arch_unwind_user_strip_ra(*ra);
+	if (!*ra || !access_ok((const void __user *)*ra, 1) ||
+	    !arch_unwind_user_after_call(*ra))
+		return false;
+	*sp = cfa;
+	if (!sframe_text_user(*ra))
+		return true;
+	return !sframe_find_user(*ra - 1, &frame) &&
+	       unwind_user_frame_leads_on(&frame, cfa, *fp, 0);
+}
+
+/*
+ * Find the caller of @state's frame, which SFrame does not describe, and
+ * move @state to it. Return: true if a caller validated.
+ */
+static bool unwind_user_recover(struct unwind_user_state *state)
+{
+	unsigned long words[8], addr, ra, sp, fp, slot = 0;
+	unsigned int i, n;
+
+	/* A leaf: the return address is where the call left it. */
+	if (!state->depth) {
+		if (!arch_unwind_user_link_register(state->regs, &ra)) {
+			slot = state->sp;
+			if (unwind_user_read(slot, &ra))
+				return false;
+		}
+		ra = arch_unwind_user_strip_ra(ra);
+		if (unwind_user_sframe_caller(state, ra, slot, &sp))
+			goto found;
+	}
+
+	fp = state->fp;
+	if (unwind_user_fp_caller(state, &ra, &sp, &fp)) {
+		state->fp = fp;
+		goto found;
+	}
+
+	/* A bounded scan of the stack above the frame. */
+	addr = state->sp;
+	n = min(UNWIND_USER_SCAN_WORDS,
+		UNWIND_USER_SCAN_BUDGET - state->scanned);
+	while (n) {
+		unsigned int nr = min_t(unsigned int, n, ARRAY_SIZE(words));
+
+		if (copy_from_user_nofault(words, (const void __user *)addr,
+					   nr * sizeof(long)))
+			return false;
+		state->scanned += nr;
+		n -= nr;
+		for (i = 0; i < nr; i++, addr += sizeof(long)) {
+			ra = arch_unwind_user_strip_ra(words[i]);
+			if (unwind_user_sframe_caller(state, ra, addr, &sp))
+				goto found;
+		}
+	}
+	return false;
+
+found:
+	if (sp < state->sp || (sp == state->sp && state->depth))
+		return false;
+	state->ip = ra;
+	state->sp = sp;
+	state->type = UNWIND_USER_TYPE_RECOVERED;
+	state->depth++;
+	return true;
+}
+
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
 
 static inline int unwind_user_sframe(unsigned long ip,
@@ -72,15 +290,17 @@ static inline int unwind_user_sframe(unsigned long ip,
 	return -ENOENT;
 }
 
-#endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
-
-static int unwind_user_read(unsigned long addr, unsigned long *val)
+static inline bool unwind_user_recover_enabled(void)
 {
-	if (copy_from_user_nofault(val, (const void __user *)addr,
-				   sizeof(*val)))
-		return -EFAULT;
-	return 0;
+	return false;
 }
+
+static inline bool unwind_user_recover(struct unwind_user_state *state)
+{
+	return false;
+}
+
+#endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
 
 /*
  * A uretprobe replaced the return address on the stack (or in the link
@@ -161,6 +381,10 @@ int unwind_user_next(struct unwind_user_state *state)
 	} else if (first && state->at_func_entry) {
 		frame = entry_frame;
 		type = UNWIND_USER_TYPE_ENTRY;
+	} else if (unwind_user_recover_enabled()) {
+		if (unwind_user_recover(state))
+			return 0;
+		goto done;
 	} else {
 		frame = fp_frame;
 		type = UNWIND_USER_TYPE_FP;

@@ -4,7 +4,9 @@
 
 #include <linux/elf-em.h>
 #include <linux/unwind_user_types.h>
+#include <linux/uaccess.h>
 #include <asm/compiler.h>
+#include <asm/insn.h>
 #include <asm/ptrace.h>
 
 /*
@@ -28,6 +30,13 @@
 	.ra_saved	= false,					\
 	.fp_saved	= false,					\
 }
+
+/*
+ * A call leaves the return address in x30; the callee saves it anywhere
+ * in its frame. The stack pointer stays 16-byte aligned.
+ */
+#define ARCH_UNWIND_USER_CALL_PUSHES_RA	0
+#define ARCH_UNWIND_USER_SP_ALIGN	16
 
 #ifdef CONFIG_CPU_BIG_ENDIAN
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AARCH64_ENDIAN_BIG
@@ -54,6 +63,22 @@ static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
 static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
 {
 	return ptrauth_strip_user_insn_pac(ra);
+}
+
+/* Is the user instruction before @ra a BL, BLR or BLRA*? */
+static inline bool arch_unwind_user_after_call(unsigned long ra)
+{
+	__le32 insn;
+	u32 op;
+
+	if ((ra & 3) || ra < sizeof(insn) ||
+	    copy_from_user_nofault(&insn,
+				   (const void __user *)(ra - sizeof(insn)),
+				   sizeof(insn)))
+		return false;
+	op = le32_to_cpu(insn);
+	return aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
+	       aarch64_insn_is_blr_auth(op);
 }
 
 #endif /* _ASM_ARM64_UNWIND_USER_H */

@@ -3,6 +3,7 @@
 #define _ASM_X86_UNWIND_USER_H
 
 #include <linux/elf-em.h>
+#include <linux/uaccess.h>
 #include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
 
@@ -25,6 +26,10 @@
 	.fp_saved	= false,					\
 }
 
+/* A call pushes the return address: the caller's SP is right above it. */
+#define ARCH_UNWIND_USER_CALL_PUSHES_RA	1
+#define ARCH_UNWIND_USER_SP_ALIGN	sizeof(long)
+
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define ARCH_SFRAME_ELF_MACHINE		EM_X86_64
 
@@ -44,6 +49,38 @@ static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
 static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
 {
 	return ra;
+}
+
+/*
+ * Does the user text before @ra end with a call instruction: a direct
+ * call, or an indirect one (FF /2) through a register or memory operand,
+ * with a REX prefix or not?
+ */
+static inline bool arch_unwind_user_after_call(unsigned long ra)
+{
+	u8 b[7];
+
+	if (ra < sizeof(b) ||
+	    copy_from_user_nofault(b, (const void __user *)(ra - sizeof(b)),
+				   sizeof(b)))
+		return false;
+
+	/* b[7 - n] is the first byte of an n-byte instruction ending at ra */
+	if (b[2] == 0xe8)					/* rel32 */
+		return true;
+	if (b[5] == 0xff && ((b[6] & 0xf8) == 0xd0 ||		/* %reg */
+			     ((b[6] & 0xf8) == 0x10 &&		/* (%reg) */
+			      (b[6] & 7) != 4 && (b[6] & 7) != 5)))
+		return true;
+	if (b[4] == 0xff && (((b[5] & 0xf8) == 0x50 &&		/* d8(%reg) */
+			      (b[5] & 7) != 4) || b[5] == 0x14))/* (sib) */
+		return true;
+	if (b[3] == 0xff && b[4] == 0x54)			/* d8(sib) */
+		return true;
+	if (b[1] == 0xff && (((b[2] & 0xf8) == 0x90 &&		/* d32(%reg) */
+			      (b[2] & 7) != 4) || b[2] == 0x15))/* d32(%rip) */
+		return true;
+	return b[0] == 0xff && b[1] == 0x94;			/* d32(sib) */
 }
 
 #endif /* _ASM_X86_UNWIND_USER_H */

@@ -491,11 +491,9 @@ static const char *proc_symbol(const struct sampler_proc *p, uint64_t addr,
 		if (addr < m->start || addr >= m->end || !m->elf)
 			continue;
 		sym = elf_symbol(m->elf, addr - m->start + m->pgoff);
-		if (!sym) {
-			slash = strrchr(m->elf->path, '/');
-			*obj = slash ? slash + 1 : m->elf->path;
-			*off = ip - m->start + m->pgoff;
-		}
+		slash = strrchr(m->elf->path, '/');
+		*obj = slash ? slash + 1 : m->elf->path;
+		*off = ip - m->start + m->pgoff;
 		return sym;
 	}
 	return NULL;
@@ -976,6 +974,10 @@ static bool filter_match(const struct sample_filter *f, const struct sample *smp
 		return false;
 	if (f->gen >= 0 && smp->gen != (unsigned int)f->gen)
 		return false;
+	if (f->leaf_end && (!smp->nr || !smp->obj[0] ||
+			    smp->addr[0] < f->leaf_off ||
+			    smp->addr[0] >= f->leaf_end))
+		return false;
 	return true;
 }
 
@@ -984,17 +986,39 @@ static bool sym_is(const char *sym, const char *name)
 	return sym && !strcmp(sym, name);
 }
 
-static bool chain_match(const struct sample *smp, const char *const *expect,
-			unsigned int depth)
+/* Frame @i is @name, or in a file whose name starts with @name + 1 ('@'). */
+static bool frame_is(const struct sample *smp, unsigned int i,
+		     const char *name)
 {
-	unsigned int i;
+	if (name[0] == '@')
+		return smp->obj[i] &&
+		       !strncmp(smp->obj[i], name + 1, strlen(name + 1));
+	return sym_is(smp->sym[i], name);
+}
 
-	if (smp->nr < depth)
-		return false;
-	for (i = 0; i < depth; i++)
-		if (!sym_is(smp->sym[i], expect[i]))
-			return false;
-	return true;
+enum chain_match { CHAIN_WRONG, CHAIN_SHORT, CHAIN_COMPLETE };
+
+/*
+ * Compare the frames of @smp with @expect: a name is one frame of that
+ * symbol, "@file" one or more frames in that file. CHAIN_SHORT: the chain
+ * ended, right as far as it went.
+ */
+static enum chain_match chain_match(const struct sample *smp,
+				    const char *const *expect,
+				    unsigned int depth)
+{
+	unsigned int i = 0, k;
+
+	for (k = 0; k < depth; k++) {
+		if (i >= smp->nr)
+			return smp->depth == smp->nr ? CHAIN_SHORT : CHAIN_WRONG;
+		if (!frame_is(smp, i++, expect[k]))
+			return CHAIN_WRONG;
+		while (expect[k][0] == '@' && i < smp->nr &&
+		       frame_is(smp, i, expect[k]))
+			i++;
+	}
+	return CHAIN_COMPLETE;
 }
 
 struct warmup_key {
@@ -1036,18 +1060,23 @@ void chain_count(const struct sampler *s, const struct sample_filter *f,
 		if (!filter_match(f, smp))
 			continue;
 		st->total++;
-		if (!smp->nr || !sym_is(smp->sym[0], expect[0]))
+		if (!smp->nr || !frame_is(smp, 0, expect[0]))
 			continue;
 		if (in_warmup(keys, &nr_keys, smp, warmup_ns)) {
 			st->warmup++;
 			continue;
 		}
 		st->leaf++;
-		if (chain_match(smp, expect, depth))
+		switch (chain_match(smp, expect, depth)) {
+		case CHAIN_COMPLETE:
 			st->complete++;
-		else if (smp->depth < depth &&
-			 chain_match(smp, expect, smp->depth))
+			break;
+		case CHAIN_SHORT:
 			st->truncated++;
+			break;
+		default:
+			break;
+		}
 	}
 }
 
@@ -1114,7 +1143,7 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 		const struct sample *smp = &s->samples[k];
 
 		if (!filter_match(f, smp) || !smp->nr ||
-		    !sym_is(smp->sym[0], expect[0]) ||
+		    !frame_is(smp, 0, expect[0]) ||
 		    in_warmup(keys, &nr_keys, smp, warmup_ns))
 			continue;
 		chain_format(smp, depth + 2, buf, sizeof(buf));
@@ -1185,7 +1214,7 @@ int chain_tids(const struct sampler *s, pid_t pid, const char *leaf,
 		const struct sample *smp = &s->samples[k];
 
 		if ((pid && smp->pid != pid) || !smp->nr ||
-		    !sym_is(smp->sym[0], leaf))
+		    !frame_is(smp, 0, leaf))
 			continue;
 		for (i = 0; i < n; i++)
 			if (tids[i] == smp->tid)
@@ -1297,8 +1326,8 @@ static unsigned long goal_count(const struct sampler *s,
 		const struct sample *smp = &s->samples[n];
 
 		if (!filter_match(&g->f, smp) || !smp->nr ||
-		    (!sym_is(smp->sym[0], g->leaf) &&
-		     (!g->or_leaf || !sym_is(smp->sym[0], g->or_leaf))))
+		    (!frame_is(smp, 0, g->leaf) &&
+		     (!g->or_leaf || !frame_is(smp, 0, g->or_leaf))))
 			continue;
 		total++;
 		for (i = 0; i < nr; i++)
@@ -1443,13 +1472,13 @@ int self_dir_file(char *buf, size_t len, const char *name)
 	return 0;
 }
 
-int unwind_sysctl_read(void)
+int sysctl_int_read(const char *path)
 {
 	char buf[32];
 	ssize_t n;
 	int fd;
 
-	fd = open(UNWIND_SYSCTL, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1501,12 +1530,12 @@ long sframe_stat(const char *name)
 	return ret;
 }
 
-int unwind_sysctl_write(int val)
+int sysctl_int_write(const char *path, int val)
 {
 	char buf[32];
 	int fd, len;
 
-	fd = open(UNWIND_SYSCTL, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	len = snprintf(buf, sizeof(buf), "%d\n", val);

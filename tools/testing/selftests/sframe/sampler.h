@@ -43,10 +43,11 @@
 #endif
 
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
+#define RECOVER_SYSCTL		"/proc/sys/kernel/unwind_user_recover"
 #define UNWIND_COMPLETE_PCT	95
 
 /* Frames kept per sample: enough for the expected chains plus context. */
-#define SAMPLE_MAX_FRAMES	12
+#define SAMPLE_MAX_FRAMES	16
 
 struct sampler_opts {
 	uint64_t period_ns;
@@ -64,7 +65,7 @@ struct sample {
 	unsigned int depth;		/* frames in the recorded chain */
 	uint64_t time;
 	const char *sym[SAMPLE_MAX_FRAMES];	/* NULL: no symbol */
-	/* without a symbol: mapped file (or NULL) and offset (or address) */
+	/* mapped file (or NULL) and file offset (or address) */
 	const char *obj[SAMPLE_MAX_FRAMES];
 	uint64_t addr[SAMPLE_MAX_FRAMES];
 };
@@ -119,6 +120,8 @@ struct sample_filter {
 	pid_t not_pid;		/* not this process, 0: none excluded */
 	pid_t tid;		/* only this thread, 0: any */
 	int gen;		/* only this exec generation, -1: any */
+	/* if leaf_end: only leaves at these file offsets of a mapped file */
+	uint64_t leaf_off, leaf_end;
 };
 
 #define SAMPLE_FILTER_ANY ((struct sample_filter){ .gen = -1 })
@@ -139,7 +142,11 @@ void sampler_close(struct sampler *s);
 int sampler_find_mapping(const struct sampler *s, const char *file_suffix,
 			 unsigned int index, struct sampler_mapping *m);
 
-/* Expected chains are given leaf first: { "c", "b", "a", "main" }. */
+/*
+ * Expected chains are given leaf first: { "c", "b", "a", "main" }; an entry
+ * "@libc.so" stands for one or more frames in a file whose name starts
+ * with "libc.so".
+ */
 void chain_count(const struct sampler *s, const struct sample_filter *f,
 		 const char *const *expect, unsigned int depth,
 		 uint64_t warmup_ns, struct chain_stats *st);
@@ -191,8 +198,19 @@ bool wl_exit_ok(const struct wl_run *w);
 int self_path(char *buf, size_t len);
 int self_dir_file(char *buf, size_t len, const char *name);
 int elf_has_sframe(const char *path);
-int unwind_sysctl_read(void);
-int unwind_sysctl_write(int val);
+/* An integer sysctl: its value or -errno; 0 or -errno. */
+int sysctl_int_read(const char *path);
+int sysctl_int_write(const char *path, int val);
+
+static inline int unwind_sysctl_read(void)
+{
+	return sysctl_int_read(UNWIND_SYSCTL);
+}
+
+static inline int unwind_sysctl_write(int val)
+{
+	return sysctl_int_write(UNWIND_SYSCTL, val);
+}
 /*
  * A perf event that would sample user call chains, disabled: while one
  * exists, the kernel finds SFrame sections when files are mapped.  Returns

@@ -59,19 +59,6 @@ static uint64_t pac_sign(uint64_t ptr, uint64_t mod)
 	return x17;
 }
 
-/* Does the call before return address ra lie in an executable mapping? */
-static bool ra_mapped(const struct sampler *s, uint64_t ra)
-{
-	struct sampler_mapping m;
-	unsigned int i;
-
-	/* "" is a suffix of every path: all executable mappings */
-	for (i = 0; !sampler_find_mapping(s, "", i, &m); i++)
-		if (ra > m.start && ra - 1 < m.end)
-			return true;
-	return false;
-}
-
 static void ra_check(const struct sampler *s, pid_t pid, const char *prog,
 		     uint64_t warmup_ns, struct ra_stats *st)
 {
@@ -95,24 +82,19 @@ static void ra_check(const struct sampler *s, pid_t pid, const char *prog,
 			continue;
 		st->samples++;
 		/*
-		 * Frame 0 is the interrupted PC.  Symbolized frames carry the
-		 * address as reported, the others the mapped file (if any)
-		 * and the offset in it.
+		 * Frame 0 is the interrupted PC.  A frame in a mapped file
+		 * carries the file (symbolized or not); others none.
 		 */
 		for (i = 1; i < smp->nr; i++) {
 			const char *why = NULL;
 
 			st->addrs++;
-			if (smp->sym[i]) {
-				if (!ra_mapped(s, smp->addr[i]))
-					why = "outside every executable mapping";
-			} else if (!smp->obj[i]) {
+			if (!smp->obj[i])
 				why = "outside every executable mapping";
-			} else if (!strcmp(smp->obj[i], prog)) {
+			else if (!smp->sym[i] && !strcmp(smp->obj[i], prog))
 				why = "in the program, in no function";
-			} else {
+			else if (!smp->sym[i])
 				st->nosym++;
-			}
 			if (!why)
 				continue;
 			if (++st->bad <= BAD_SHOW)

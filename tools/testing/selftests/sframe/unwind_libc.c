@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples that land in the C library, which has no SFrame data here, keep
+ * their callers: main -> lc_a -> lc_work -> memcpy/strlen (a leaf in libc),
+ * and main -> lc_a -> lc_work -> qsort -> ... -> lc_cmp (a callback of the
+ * program called from libc).  With kernel.unwind_user_recover=1 the chains
+ * must be complete; with 0 none may be: the walk then stops at the first
+ * frame in libc, or goes on with a frame pointer that does not lead to
+ * lc_work.  The sysctl is restored afterwards.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+#define LC_BUF		(64 << 10)
+#define LC_SORT_NR	32
+/* Leaf samples counted: within this many bytes of the function's entry. */
+#define LC_FN_SPAN	0x2000
+
+static char lc_src[LC_BUF], lc_dst[LC_BUF];
+/* Not constants: the calls stay calls into libc. */
+size_t lc_len = LC_BUF;
+unsigned int lc_spin = 200;
+
+static noinline __noclone void lc_memcpy(void)
+{
+	memcpy(lc_dst, lc_src, lc_len);
+}
+
+static noinline __noclone void lc_strlen(void)
+{
+	lc_len = strlen(lc_src) + 1;
+}
+
+/* The callback: most of the sort's time is spent here. */
+static noinline __noclone int lc_cmp(const void *a, const void *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < lc_spin; i++)
+		wl_use(&i);
+	return *(const int *)a - *(const int *)b;
+}
+
+static noinline __noclone void lc_qsort(void)
+{
+	int v[LC_SORT_NR];
+	unsigned int i;
+
+	for (i = 0; i < LC_SORT_NR; i++)
+		v[i] = (i * 7919) % LC_SORT_NR;
+	qsort(v, LC_SORT_NR, sizeof(v[0]), lc_cmp);
+	wl_use(v);
+}
+
+/* What lc_work() calls in its loop, for the mode of the run. */
+static void (*lc_fn)(void);
+
+noinline __noclone void lc_work(void)
+{
+	char frame[40];
+
+	while (!workload_stop) {
+		lc_fn();
+		wl_use(frame);
+	}
+}
+
+noinline __noclone void lc_a(void)
+{
+	char frame[72];
+
+	wl_use(frame);
+	lc_work();
+	wl_use(frame);
+}
+
+struct lc_case {
+	const char *mode;
+	void (*fn)(void);
+	/* libc function where the leaf samples must be, or NULL */
+	const char *libc_fn;
+	/* expected chain, leaf first */
+	const char *expect[6];
+	unsigned int depth;
+};
+
+static const struct lc_case lc_cases[] = {
+	{ "memcpy", lc_memcpy, "memcpy",
+	  { "@libc.so", "lc_memcpy", "lc_work", "lc_a", "main" }, 5 },
+	{ "strlen", lc_strlen, "strlen",
+	  { "@libc.so", "lc_strlen", "lc_work", "lc_a", "main" }, 5 },
+	{ "qsort", lc_qsort, NULL,
+	  { "lc_cmp", "@libc.so", "lc_qsort", "lc_work", "lc_a", "main" }, 6 },
+};
+
+static const struct lc_case *lc_find(const char *mode)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lc_cases); i++)
+		if (!strcmp(lc_cases[i].mode, mode))
+			return &lc_cases[i];
+	return NULL;
+}
+
+/*
+ * The file offset of the code that a call of libc's @name runs (for an
+ * IFUNC, dlsym() gives the implementation chosen for this CPU, the same in
+ * the workload): startup and exit samples elsewhere in libc are not leaf
+ * samples of the workload.
+ */
+static int libc_fn_offset(const char *name, uint64_t *off)
+{
+	unsigned long start, end, pgoff, addr;
+	char line[512], path[256];
+	int ret = -1;
+	FILE *f;
+
+	addr = (unsigned long)dlsym(RTLD_DEFAULT, name);
+	f = fopen("/proc/self/maps", "re");
+	if (!addr || !f)
+		goto out;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end,
+			   &pgoff, path) != 4 || addr < start || addr >= end)
+			continue;
+		if (strstr(path, "/libc.so")) {
+			*off = addr - start + pgoff;
+			ret = 0;
+		}
+		break;
+	}
+out:
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+FIXTURE(libc) {
+	int saved;
+};
+
+FIXTURE_VARIANT(libc) {
+	const char *mode;
+	int recover;
+};
+
+FIXTURE_VARIANT_ADD(libc, memcpy) { .mode = "memcpy", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, strlen) { .mode = "strlen", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, qsort) { .mode = "qsort", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, memcpy_off) { .mode = "memcpy", .recover = 0 };
+FIXTURE_VARIANT_ADD(libc, strlen_off) { .mode = "strlen", .recover = 0 };
+FIXTURE_VARIANT_ADD(libc, qsort_off) { .mode = "qsort", .recover = 0 };
+
+FIXTURE_SETUP(libc)
+{
+	int ret;
+
+	self->saved = sysctl_int_read(RECOVER_SYSCTL);
+	ASSERT_LE(0, self->saved) TH_LOG("%s: %s", RECOVER_SYSCTL,
+					  strerror(-self->saved));
+	ret = sysctl_int_write(RECOVER_SYSCTL, variant->recover);
+	if (ret)
+		self->saved = -1;
+	ASSERT_EQ(0, ret);
+	diag("%s: %d -> %d\n", RECOVER_SYSCTL, self->saved, variant->recover);
+}
+
+FIXTURE_TEARDOWN(libc)
+{
+	if (self->saved >= 0)
+		EXPECT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, self->saved));
+}
+
+TEST_F(libc, chain)
+{
+	const struct lc_case *c = lc_find(variant->mode);
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, NULL };
+	struct wl_run w;
+
+	sampler_get_opts(&o);
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	diag_env(exe);
+	ASSERT_EQ(1, elf_has_sframe(exe));
+	if (c->libc_fn) {
+		ASSERT_EQ(0, libc_fn_offset(c->libc_fn, &f.leaf_off));
+		f.leaf_end = f.leaf_off + LC_FN_SPAN;
+		diag("leaf samples: libc.so+0x%llx..0x%llx (%s)\n",
+		     (unsigned long long)f.leaf_off,
+		     (unsigned long long)f.leaf_end, c->libc_fn);
+	}
+
+	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	f.pid = w.pid;
+	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, c->expect[0]));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+
+	f.pid = w.pid;
+	chain_report(variant->mode, &w.s, &f, c->expect, c->depth, &o, &st);
+	wl_cleanup(&w);
+	ASSERT_GE(st.leaf, o.min_leaf);
+	if (variant->recover) {
+		ASSERT_TRUE(chain_is_complete(&st, &o));
+	} else {
+		ASSERT_EQ(0, st.complete);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = wl_mode(argc, argv);
+	const struct lc_case *c;
+
+	if (mode) {
+		c = lc_find(mode);
+		if (!c)
+			return 2;
+		memset(lc_src, 'x', sizeof(lc_src) - 1);
+		lc_fn = c->fn;
+		wl_init();
+		lc_a();
+		return 0;
+	}
+	return test_harness_run(argc, argv);
+}

@@ -12,14 +12,17 @@
 # progs/dso_main.c with the SFrame shared library progs/dso_lib.c, and
 # progs/threads.c (4 threads + main), progs/deep.c (recursion deeper than
 # the kernel's chain limit and than the stack copy, recorded with 8 KiB),
-# progs/dlopen_main.c (four dlopen/dlclose rounds of the same library). Each program must have
+# progs/dlopen_main.c (four dlopen/dlclose rounds of the same library),
+# progs/libc_hot.c (its hot paths in libc and in assembly without SFrame
+# data). Each program must have
 # at least 200 samples compared, 200 of them with the sampled PC in
 # SFrame-described code, and agree at 99% or more (xcheck-report's
 # defaults; XCHECK_REPORT_OPTS may change them). Work files:
 # out/xcheck/group-ARCH/.
 #
 # Environment: KERNEL, INITRD (harness/qemu-run.sh), XCHECK_SFRAME=0|1
-# (kernel.unwind_user_sframe for the run, default 1), XCHECK_REPORT_OPTS
+# (kernel.unwind_user_sframe for the run, default 1), XCHECK_RECOVER=0|1|2
+# (kernel.unwind_user_recover: 0, 1 or 2; default: the kernel's), XCHECK_REPORT_OPTS
 # (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
 # default 1.5, 3 on arm64, whose TCG guest runs slower).
 set -uo pipefail
@@ -35,6 +38,8 @@ ARCH=$1
 SFRAME=${XCHECK_SFRAME:-1}
 SECS=${XCHECK_SECONDS:-$([ "$ARCH" = arm64 ] && echo 3 || echo 1.5)}
 case "$SFRAME" in 0|1) ;; *) echo "error: XCHECK_SFRAME must be 0 or 1" >&2; exit 2 ;; esac
+RECOVER=${XCHECK_RECOVER:-}
+case "$RECOVER" in ''|0|1|2) ;; *) echo "error: XCHECK_RECOVER must be 0, 1 or 2" >&2; exit 2 ;; esac
 
 N=0 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
@@ -78,12 +83,20 @@ build deep "$CC" "${SF[@]}" -o "$SHARE/deep" "$XDIR/progs/deep.c" && PROGS+=(dee
 [ -f "$SHARE/libxcdso.so" ] &&
 	build dlopen "$CC" "${SF[@]}" -o "$SHARE/dlopen" "$XDIR/progs/dlopen_main.c" -ldl &&
 	PROGS+=(dlopen)
+# libc_hot: its time in libc (no SFrame) and in an assembly routine with
+# CFI but no SFrame data (assembled on its own, without --gsframe).
+build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
+	build libc_hot "$CC" "${SF[@]}" -o "$SHARE/libc_hot" "$XDIR/progs/libc_hot.c" \
+		"$G/libc_hot_asm.o" && PROGS+=(libc_hot)
 [ ${#PROGS[@]} -gt 0 ] || exit 1
 
 # One boot records every program.
 {
 	echo "echo $SFRAME >/proc/sys/kernel/unwind_user_sframe ||" \
 		"echo 'xcheck: cannot set kernel.unwind_user_sframe' >&2"
+	[ -z "$RECOVER" ] ||
+		echo "echo $RECOVER >/proc/sys/kernel/unwind_user_recover ||" \
+			"echo 'xcheck: cannot set kernel.unwind_user_recover' >&2"
 	for p in "${PROGS[@]}"; do
 		# deep: an 8 KiB stack copy, smaller than its deepest stacks
 		opt=
@@ -119,6 +132,8 @@ for p in "${PROGS[@]}"; do
 	[ -n "$result" ] || result="xcheck-report failed (status $rrc)"
 	if [ "$rrc" = 0 ]; then
 		ok "$p: $result"
+		# every sample, frame by frame: reach main, agreement, wrong frames
+		sed -n '/^  frame by frame/,/^[A-Z]/p' "$G/$p.report" | sed '$d' | comment
 	else
 		not_ok "$p: $result"
 		# the summary, then the first mismatches in full

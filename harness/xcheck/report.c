@@ -728,6 +728,17 @@ static unsigned long nr_samples, nr_excluded, nr_identical, nr_fp_tail,
 		     nr_truncated, nr_mismatch, nr_kernel_samples,
 		     nr_mismatch_first_use, nr_sf_pc;
 static struct count *excl_reasons, *fp_tail_where, *mismatch_kinds;
+
+/*
+ * Frame by frame, for every sample with both chains (any sampled PC, SFrame
+ * or not): is the kernel's chain libdw's, libdw's with frames left out
+ * (frames without SFrame that the kernel skipped), shorter, or does it hold
+ * a frame that libdw's complete chain does not have (a wrong frame)?
+ */
+static unsigned long nr_judged, nr_j_identical, nr_j_skips, nr_j_short,
+	nr_j_wrong, nr_j_unjudged, nr_k_main, nr_d_main;
+static struct count *wrong_kinds, *unjudged_kinds;
+static double max_wrong = 0.1;
 static uint64_t first_time;
 static bool have_first_time;
 
@@ -756,6 +767,72 @@ static void print_chain(const char *what, Dwfl *dwfl, struct proc *p,
 		printf("      %-6s     ... %d more\n", "", n - i);
 	if (from >= n)
 		printf("      %-6s #%-2d (end of chain)\n", what, from);
+}
+
+/* Is @addr (a return address if @ret) in a function called main? */
+static bool in_main(Dwfl *dwfl, uint64_t addr, bool ret)
+{
+	uint64_t look = ret && addr ? addr - 1 : addr;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
+	const char *name = mod ? dwfl_module_addrname(mod, look) : NULL;
+
+	return name && !strcmp(name, "main");
+}
+
+static bool chain_has_main(Dwfl *dwfl, const uint64_t *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (in_main(dwfl, c[i], i > 0))
+			return true;
+	return false;
+}
+
+static void judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
+		  const uint64_t *d, int nd, bool natural, const char *cut_why)
+{
+	char buf[512], func[512], kind[1200];
+	bool skipped = false;
+	int i, j = 0;
+
+	nr_judged++;
+	nr_k_main += chain_has_main(dwfl, k, nk);
+	nr_d_main += chain_has_main(dwfl, d, nd);
+	/* each kernel frame must be in libdw's chain, in order */
+	for (i = 0; i < nk; i++) {
+		int f = j;
+
+		while (f < nd && d[f] != k[i])
+			f++;
+		if (f == nd)
+			break;
+		skipped |= f != j;
+		j = f + 1;
+	}
+	if (i == nk) {
+		if (skipped)
+			nr_j_skips++;
+		else if (nk == nd)
+			nr_j_identical++;
+		else
+			nr_j_short++;
+		return;
+	}
+	symbolise2(dwfl, proc, k[i], i > 0, buf, sizeof(buf), func, sizeof(func));
+	if (!natural) {
+		nr_j_unjudged++;
+		snprintf(kind, sizeof(kind), "%s", cut_why ? cut_why : "libdw's chain cut");
+		count_add(&unjudged_kinds, kind);
+		return;
+	}
+	nr_j_wrong++;
+	snprintf(kind, sizeof(kind), "frame %d: %s", i, func);
+	count_add(&wrong_kinds, kind);
+	if (verbose || nr_j_wrong <= list_max) {
+		printf("  wrong frame %lu: sample %lu, frame %d %s not in libdw's chain\n",
+		       nr_j_wrong, nr_samples, i, buf);
+		print_chain("kernel", dwfl, proc, k, nk, 0);
+		print_chain("libdw", dwfl, proc, d, nd, 0);
+	}
 }
 
 static void do_sample(const uint8_t *rec, const uint8_t *end)
@@ -890,6 +967,8 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 		for (int i = 0; i < nd; i++)
 			d[i] &= ARM64_VA_MASK;
 	}
+
+	judge(dwfl, proc, k, nk, d, nd, natural, cut_why);
 
 	/* First difference m and first frame without SFrame u. */
 	for (m = 0; m < nk && m < nd && k[m] == d[m]; m++)
@@ -1073,6 +1152,8 @@ static void usage(void)
 		"                      code (default 0)\n"
 		"  --list N            mismatches listed in full (default 20)\n"
 		"  --strict            differences after the kernel left SFrame coverage are mismatches\n"
+		"  --max-wrong PCT     most samples, in percent, whose chain has a frame libdw's\n"
+		"                      complete chain lacks (default 0.1)\n"
 		"  --label NAME        name shown in the result line\n"
 		"  -v, --verbose       print both chains of every sample\n",
 		prog);
@@ -1088,6 +1169,7 @@ int main(int argc, char **argv)
 		{ "min-sframe", required_argument, NULL, 'F' },
 		{ "list", required_argument, NULL, 'l' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "max-wrong", required_argument, NULL, 'W' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1139,6 +1221,11 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			strict = true;
+			break;
+		case 'W':
+			max_wrong = strtod(optarg, &endp);
+			if (*endp || max_wrong < 0 || max_wrong > 100)
+				usage();
 			break;
 		case 'L':
 			label = optarg;
@@ -1311,8 +1398,23 @@ int main(int argc, char **argv)
 	if (nr_kernel_samples)
 		printf("  note: %lu kernel chain entries ignored\n", nr_kernel_samples);
 
+#define SHARE(n) (nr_judged ? 100.0 * (n) / nr_judged : 0.0)
+	printf("  frame by frame, every sample with both chains (any sampled PC):\n");
+	printf("    judged           %8lu\n", nr_judged);
+	printf("    reach main       %8lu   (%.2f%%; libdw: %lu, %.2f%%)\n",
+	       nr_k_main, SHARE(nr_k_main), nr_d_main, SHARE(nr_d_main));
+	printf("    identical        %8lu   (%.2f%%)\n", nr_j_identical, SHARE(nr_j_identical));
+	printf("    libdw's, frames left out %lu   (%.2f%%)\n", nr_j_skips, SHARE(nr_j_skips));
+	printf("    libdw's, ends earlier    %lu   (%.2f%%)\n", nr_j_short, SHARE(nr_j_short));
+	printf("    not judged (libdw's chain cut before the frame) %lu   (%.2f%%)\n",
+	       nr_j_unjudged, SHARE(nr_j_unjudged));
+	count_print(unjudged_kinds, "        ", 5);
+	printf("    wrong frame      %8lu   (%.3f%%, at most %.3f%%)\n", nr_j_wrong,
+	       SHARE(nr_j_wrong), max_wrong);
+	count_print(wrong_kinds, "        ", 10);
+
 	pass = compared >= min_samples && nr_sf_pc >= min_sframe && pct >= threshold &&
-	       hdr.complete;
+	       hdr.complete && SHARE(nr_j_wrong) <= max_wrong;
 	printf("%s%s%s: %lu/%lu samples agree (%.2f%%), %lu excluded, %lu mismatched, %llu lost; %s (threshold %.2f%%, at least %lu compared)\n",
 	       pass ? "PASS" : "FAIL", label ? " " : "", label ? label : "",
 	       agreed, compared, pct, nr_excluded, nr_mismatch,
@@ -1320,7 +1422,8 @@ int main(int argc, char **argv)
 	       !hdr.complete ? "recording incomplete" :
 	       compared < min_samples ? "too few samples compared" :
 	       nr_sf_pc < min_sframe ? "too few samples in SFrame-described code" :
-	       pct < threshold ? "agreement below the threshold" : "ok",
+	       pct < threshold ? "agreement below the threshold" :
+	       SHARE(nr_j_wrong) > max_wrong ? "too many wrong frames" : "ok",
 	       threshold, min_samples);
 	return pass ? 0 : 1;
 }

@@ -211,6 +211,7 @@ static inline int unwind_sysctl_write(int val)
 {
 	return sysctl_int_write(UNWIND_SYSCTL, val);
 }
+
 /*
  * A perf event that would sample user call chains, disabled: while one
  * exists, the kernel finds SFrame sections when files are mapped.  Returns

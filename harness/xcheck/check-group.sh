@@ -21,8 +21,8 @@
 # out/xcheck/group-ARCH/.
 #
 # Environment: KERNEL, INITRD (harness/qemu-run.sh), XCHECK_SFRAME=0|1
-# (kernel.unwind_user_sframe for the run, default 1), XCHECK_RECOVER=0|1|2
-# (kernel.unwind_user_recover: 0, 1 or 2; default: the kernel's), XCHECK_REPORT_OPTS
+# (kernel.unwind_user_sframe for the run, default 1), XCHECK_RECOVER=0|1
+# (kernel.unwind_user_recover: 0 or 1; default: the kernel's), XCHECK_REPORT_OPTS
 # (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
 # default 1.5, 3 on arm64, whose TCG guest runs slower).
 set -uo pipefail
@@ -39,7 +39,7 @@ SFRAME=${XCHECK_SFRAME:-1}
 SECS=${XCHECK_SECONDS:-$([ "$ARCH" = arm64 ] && echo 3 || echo 1.5)}
 case "$SFRAME" in 0|1) ;; *) echo "error: XCHECK_SFRAME must be 0 or 1" >&2; exit 2 ;; esac
 RECOVER=${XCHECK_RECOVER:-}
-case "$RECOVER" in ''|0|1|2) ;; *) echo "error: XCHECK_RECOVER must be 0, 1 or 2" >&2; exit 2 ;; esac
+case "$RECOVER" in ''|0|1) ;; *) echo "error: XCHECK_RECOVER must be 0 or 1" >&2; exit 2 ;; esac
 
 N=0 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
@@ -126,10 +126,10 @@ for p in "${PROGS[@]}"; do
 	fi
 	rrc=0
 	# shellcheck disable=SC2086
-	# libc_hot spends most of its time in libc: fewer SFrame-PC samples
-	minsf=200
-	[ "$p" = libc_hot ] && minsf=100
-	"$XC_REPORT" --label "$p" --min-samples "$minsf" --min-sframe "$minsf" "${maps[@]}" \
+	# libc_hot spends most of its time in libc: few SFrame-PC samples
+	mins=(--min-samples 200 --min-sframe 200)
+	[ "$p" = libc_hot ] && mins=(--min-samples 100 --min-sframe 0)
+	"$XC_REPORT" --label "$p" "${mins[@]}" "${maps[@]}" \
 		${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \
 		>"$G/$p.report" 2>&1 || rrc=$?
 	result=$(grep -E '^(PASS|FAIL) ' "$G/$p.report" | tail -n 1 | sed -E "s/^(PASS|FAIL) $p: //")

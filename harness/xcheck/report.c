@@ -737,7 +737,7 @@ static struct count *excl_reasons, *fp_tail_where, *mismatch_kinds;
  */
 static unsigned long nr_judged, nr_j_identical, nr_j_skips, nr_j_short,
 	nr_j_wrong, nr_j_unjudged, nr_k_main, nr_d_main;
-static struct count *wrong_kinds, *unjudged_kinds;
+static struct count *wrong_kinds, *unjudged_kinds, *nomain_kinds;
 static double max_wrong = 0.1;
 static uint64_t first_time;
 static bool have_first_time;
@@ -793,10 +793,19 @@ static void judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
 	char buf[512], func[512], kind[1200];
 	bool skipped = false;
 	int i, j = 0;
+	bool k_main = chain_has_main(dwfl, k, nk);
+	bool d_main = chain_has_main(dwfl, d, nd);
 
 	nr_judged++;
-	nr_k_main += chain_has_main(dwfl, k, nk);
-	nr_d_main += chain_has_main(dwfl, d, nd);
+	nr_k_main += k_main;
+	nr_d_main += d_main;
+	if (d_main && !k_main) {
+		/* where the kernel's chain ended, and in what */
+		symbolise2(dwfl, proc, k[nk - 1], nk > 1, buf, sizeof(buf),
+			   func, sizeof(func));
+		snprintf(kind, sizeof(kind), "frame %d: %s", nk - 1, func);
+		count_add(&nomain_kinds, kind);
+	}
 	/* each kernel frame must be in libdw's chain, in order */
 	for (i = 0; i < nk; i++) {
 		int f = j;
@@ -1403,6 +1412,7 @@ int main(int argc, char **argv)
 	printf("    judged           %8lu\n", nr_judged);
 	printf("    reach main       %8lu   (%.2f%%; libdw: %lu, %.2f%%)\n",
 	       nr_k_main, SHARE(nr_k_main), nr_d_main, SHARE(nr_d_main));
+	count_print(nomain_kinds, "        libdw's reaches main, the kernel's ends at ", 5);
 	printf("    identical        %8lu   (%.2f%%)\n", nr_j_identical, SHARE(nr_j_identical));
 	printf("    libdw's, frames left out %lu   (%.2f%%)\n", nr_j_skips, SHARE(nr_j_skips));
 	printf("    libdw's, ends earlier    %lu   (%.2f%%)\n", nr_j_short, SHARE(nr_j_short));

@@ -75,6 +75,8 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 				 struct sframe_validation *v);
 int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame);
+int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
+		     unsigned long *start);
 
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
@@ -92,6 +94,7 @@ bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
 bool sframe_registered_user(void);
 bool sframe_text_user(unsigned long ip);
+int sframe_func_start_user(unsigned long ip, unsigned long *start);
 void sframe_collector_get(void);
 void sframe_collector_put(void);
 
@@ -126,6 +129,12 @@ static inline bool sframe_registered_user(void)
 static inline bool sframe_text_user(unsigned long ip)
 {
 	return false;
+}
+
+static inline int sframe_func_start_user(unsigned long ip,
+					 unsigned long *start)
+{
+	return -ENOENT;
 }
 
 static inline void sframe_collector_get(void) {}

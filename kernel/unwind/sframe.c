@@ -517,6 +517,32 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	return sframe_fre_to_frame(tbl, &w, &found, addr_size, frame);
 }
 
+/**
+ * sframe_find_func() - find the function a text address belongs to
+ * @tbl:	registered section
+ * @ip:		user text address
+ * @start:	set to the start address of the function descriptor that
+ *		covers @ip
+ *
+ * Context: any context; reads user memory without faulting.
+ * Return: 0 on success, -ENOENT if no descriptor covers @ip, -EFAULT or
+ * -EINVAL if the section cannot be read or is malformed.
+ */
+int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
+		     unsigned long *start)
+{
+	struct sframe_fde fde;
+	int ret;
+
+	if (ip < tbl->text_start || ip >= tbl->text_end)
+		return -ENOENT;
+	ret = sframe_find_fde(tbl, ip, &fde);
+	if (ret)
+		return ret;
+	*start = fde.func_start;
+	return 0;
+}
+
 static int sframe_validate_fde(const struct sframe_table *tbl,
 			       const struct sframe_fde *fde)
 {

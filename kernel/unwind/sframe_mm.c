@@ -623,6 +623,34 @@ bool sframe_text_user(unsigned long ip)
 	return ret;
 }
 
+/**
+ * sframe_func_start_user() - start of the function a user address is in
+ * @ip:		user text address of the current task
+ * @start:	set to the start of the function descriptor covering @ip
+ *
+ * Not cached: for the few addresses whose function must be known.
+ *
+ * Context: any context, including NMI. Takes no locks and does not fault.
+ * Return: 0 on success, -ENOENT if no validated section's descriptor
+ * covers @ip, another negative error if the section cannot be read here.
+ */
+int sframe_func_start_user(unsigned long ip, unsigned long *start)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_section *sec;
+	int ret = -ENOENT;
+
+	if (!mm)
+		return ret;
+	rcu_read_lock();
+	sec = mtree_load(&mm->sframe_mt, ip);
+	if (sec && test_bit(SFRAME_SEC_CHECKED, &sec->state) &&
+	    !test_bit(SFRAME_SEC_BAD, &sec->state))
+		ret = sframe_find_func(&sec->tbl, ip, start);
+	rcu_read_unlock();
+	return ret;
+}
+
 /*
  * Read from the page cache, as the mapping sees the file, and as uprobes
  * reads text: not a read of the file (that was checked at mmap), so no

@@ -51,7 +51,7 @@ static struct ctl_table unwind_user_sysctls[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_TWO,
+		.extra2		= SYSCTL_ONE,
 	},
 };
 
@@ -90,25 +90,25 @@ static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
  * either. Where the caller of such a frame is text with SFrame data, its
  * return address is somewhere above the stack pointer: in the link
  * register or at the stack pointer while the code has not touched the
- * stack (a leaf), else further up. A candidate return address is accepted
- * only if it validates: it is in the text of a validated section, it
- * follows a call instruction, a function descriptor covers its call site,
- * and the frame it leads to leads on to another return address that
- * follows a call instruction (or is the outermost frame). A frame record
- * is taken when it validates the same way; the stack is scanned, a bounded
- * number of words, only when neither does. When nothing validates, the
- * walk ends at the uncovered frame.
+ * stack (a leaf), in a frame record if the code keeps them, else further
+ * up. Candidates are tried in that order, the stack scanned last (a
+ * bounded number of words), and one is accepted only if it validates: it
+ * follows a call instruction; in SFrame text it has a function descriptor
+ * and its frame leads on to another return address that follows a call
+ * instruction (or is the outermost frame); in frame pointer text the next
+ * record is above it and holds a call site too. When nothing validates,
+ * the walk ends at the uncovered frame.
  *
- * Frames between the uncovered one and the recovered caller that have no
- * SFrame data are skipped. A stale return address left in a dead part of a
- * live frame (an uninitialised buffer) can pass every test: it names a
- * call that an earlier callee of the same caller made, and the chain of
- * such dead frames leads on like a live one. Measured against DWARF
- * unwinding, the scan put such a frame into 0.2-0.4% of all samples of
- * programs that call printf() or recurse deeply, so it runs only at
- * kernel.unwind_user_recover=2; the link register, stack pointer and
- * frame record candidates (1, the default) are taken where they are
- * live.
+ * The scan skips the frames between the uncovered one and the recovered
+ * caller that have no SFrame data. It must not take a stale return
+ * address, left in an uninitialised part of a live frame by a call that
+ * has returned, for a live one: the chain of such dead frames leads on
+ * like a live one and merges into it. So a scanned candidate must also fit
+ * the calls around it: its own call, if direct, went into code without
+ * SFrame data (the frames skipped); its caller's call, if direct, went to
+ * the candidate's function; and no other candidate below the caller's
+ * frame leads to that same frame. Where the caller's stack pointer has to
+ * be guessed (arm64), each guess must fit its caller's call the same way.
  */
 
 /* Words scanned for the caller of one frame, and in one walk at most. */
@@ -116,7 +116,7 @@ static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
 #define UNWIND_USER_SCAN_BUDGET		1024
 
 /* Bytes above a saved return address searched for the caller's CFA. */
-#define UNWIND_USER_SP_SEARCH		(32 * sizeof(long))
+#define UNWIND_USER_SP_SEARCH		(64 * sizeof(long))
 
 /*
  * Recover the callers of uncovered frames? Only while sysctl
@@ -134,14 +134,17 @@ static bool unwind_user_recover_enabled(void)
  * and its frame pointer @fp, lead to a caller whose return address follows
  * a call instruction (and is not @not_ra: where the stack pointer is
  * guessed, a guess too low reads the callee's copy of the same address)?
+ * *@cfap is the frame's CFA (0 if outermost), *@nextp that return address.
  */
 static bool unwind_user_frame_leads_on(const struct unwind_user_frame *frame,
 				       unsigned long sp, unsigned long fp,
-				       unsigned long not_ra, unsigned long *cfap)
+				       unsigned long not_ra, unsigned long *cfap,
+				       unsigned long *nextp)
 {
 	unsigned long cfa, next;
 
 	*cfap = 0;
+	*nextp = 0;
 	if (frame->outermost)
 		return true;
 	/* It made a call: its own return address is saved. */
@@ -153,23 +156,58 @@ static bool unwind_user_frame_leads_on(const struct unwind_user_frame *frame,
 	*cfap = cfa;
 	if (frame->ra_signed)
 		next = arch_unwind_user_strip_ra(next);
+	*nextp = next;
 	return next && next != not_ra &&
 	       access_ok((const void __user *)next, 1) &&
 	       arch_unwind_user_after_call(next);
 }
 
 /*
+ * The call before @next, if direct, went to the function @ra is in (a call
+ * through a PLT entry: to where the entry's GOT slot points). Used where a
+ * frame was guessed: a tail call in between fails a live frame too, and
+ * the walk then ends there.
+ */
+static bool unwind_user_caller_fits(unsigned long ra, unsigned long next)
+{
+	unsigned long target, start;
+
+	if (!next || !arch_unwind_user_call_target(next, &target))
+		return true;
+	return !sframe_func_start_user(ra - 1, &start) && start == target;
+}
+
+/*
+ * A scanned candidate @ra fits the calls around it: its own call went into
+ * the frames the scan skips, which have no SFrame data, so a direct call
+ * to a function that has some does not fit (a stale return address of a
+ * call that returned); and its caller's call, at @next, fits.
+ */
+static bool unwind_user_calls_fit(unsigned long ra, unsigned long next)
+{
+	unsigned long target, start;
+
+	if (arch_unwind_user_call_target(ra, &target) &&
+	    sframe_text_user(target) && !sframe_func_start_user(target, &start))
+		return false;
+	return unwind_user_caller_fits(ra, next);
+}
+
+/*
  * Is @ra, read from @slot (0: from the link register), the return address
- * of a call from SFrame text? On success *@caller_sp is the caller's stack
- * pointer: above @slot on architectures whose call instruction pushes the
- * return address; else found by trying the caller's rule at each aligned
- * stack pointer above @slot, or @state's if @ra was in the link register.
- * *@caller_cfa is the caller's own CFA (0 for an outermost caller).
+ * of a call from SFrame text, whose frame pointer then was @fp? On success
+ * *@caller_sp is the caller's stack pointer: above @slot on architectures
+ * whose call instruction pushes the return address; else found by trying
+ * the caller's rule at each aligned stack pointer above @slot (a guess
+ * that must fit the caller's call), or @state's if @ra was in the link
+ * register. *@caller_cfa is the caller's own CFA (0 for an outermost
+ * caller), *@next the return address its frame holds.
  */
 static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 				      unsigned long ra, unsigned long slot,
-				      unsigned long *caller_sp,
-				      unsigned long *caller_cfa)
+				      unsigned long fp, unsigned long *caller_sp,
+				      unsigned long *caller_cfa,
+				      unsigned long *next)
 {
 	struct unwind_user_frame frame;
 	unsigned long sp, end;
@@ -180,16 +218,16 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 
 	if (slot && ARCH_UNWIND_USER_CALL_PUSHES_RA) {
 		sp = slot + sizeof(long);
-		if (!unwind_user_frame_leads_on(&frame, sp, state->fp, 0,
-						caller_cfa))
+		if (!unwind_user_frame_leads_on(&frame, sp, fp, 0,
+						caller_cfa, next))
 			return false;
 		*caller_sp = sp;
 		return true;
 	}
 	if (!slot) {
 		sp = state->sp;
-		if (!unwind_user_frame_leads_on(&frame, sp, state->fp, ra,
-						caller_cfa))
+		if (!unwind_user_frame_leads_on(&frame, sp, fp, ra,
+						caller_cfa, next))
 			return false;
 		*caller_sp = sp;
 		return true;
@@ -198,8 +236,9 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	end = slot + UNWIND_USER_SP_SEARCH;
 	for (sp = ALIGN(slot + sizeof(long), ARCH_UNWIND_USER_SP_ALIGN);
 	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
-		if (unwind_user_frame_leads_on(&frame, sp, state->fp, ra,
-					       caller_cfa)) {
+		if (unwind_user_frame_leads_on(&frame, sp, fp, ra,
+					       caller_cfa, next) &&
+		    unwind_user_caller_fits(ra, *next)) {
 			*caller_sp = sp;
 			return true;
 		}
@@ -219,8 +258,7 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
 				  unsigned long *ra, unsigned long *sp,
 				  unsigned long *fp)
 {
-	unsigned long cfa = state->fp + fp_frame.cfa_off;
-	struct unwind_user_frame frame;
+	unsigned long cfa = state->fp + fp_frame.cfa_off, next_ra;
 
 	if (state->fp < state->sp || cfa <= state->sp ||
 	    unwind_user_read(cfa + fp_frame.ra_off, ra) ||
@@ -231,27 +269,30 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
 	if (!*ra || !access_ok((const void __user *)*ra, 1) ||
 	    !arch_unwind_user_after_call(*ra))
 		return false;
-	*sp = cfa;
+	/*
+	 * Into SFrame text: the caller's stack pointer and rule as for any
+	 * saved return address (on arm64 the record is at the bottom of the
+	 * callee's frame, not at the caller's stack pointer).
+	 */
+	if (sframe_text_user(*ra))
+		return unwind_user_sframe_caller(state, *ra,
+						 cfa + fp_frame.ra_off, *fp,
+						 sp, &cfa, &next_ra);
 	/*
 	 * Frame pointer code: the next record must be above this one and
 	 * hold a call site too, or end the chain (a zero frame pointer).
 	 */
-	if (!sframe_text_user(*ra)) {
-		unsigned long next_ra;
-
-		if (!*fp)
-			return true;
-		if (*fp < cfa ||
-		    unwind_user_read(*fp + fp_frame.cfa_off + fp_frame.ra_off,
-				     &next_ra))
-			return false;
-		if (fp_frame.ra_signed)
-			next_ra = arch_unwind_user_strip_ra(next_ra);
-		return next_ra && access_ok((const void __user *)next_ra, 1) &&
-		       arch_unwind_user_after_call(next_ra);
-	}
-	return !sframe_find_user(*ra - 1, &frame) &&
-	       unwind_user_frame_leads_on(&frame, cfa, *fp, 0, &cfa);
+	*sp = cfa;
+	if (!*fp)
+		return true;
+	if (*fp < cfa ||
+	    unwind_user_read(*fp + fp_frame.cfa_off + fp_frame.ra_off,
+			     &next_ra))
+		return false;
+	if (fp_frame.ra_signed)
+		next_ra = arch_unwind_user_strip_ra(next_ra);
+	return next_ra && access_ok((const void __user *)next_ra, 1) &&
+	       arch_unwind_user_after_call(next_ra);
 }
 
 /*
@@ -259,25 +300,28 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
  * @n words (and what is left of the walk's budget). A stale return address
  * in a dead part of a live frame (an uninitialised buffer of the code
  * without SFrame) names a call that some earlier callee of the same caller
- * made, and leads on to the same caller frame as the live one: when two
- * different candidates below that frame lead to the same caller frame, the
- * scan cannot tell which call is live and finds nothing.
+ * made, and leads on to the same caller frame as the live one: the words
+ * up to that caller frame are scanned too, and when two different
+ * candidates lead to it, or it cannot be reached, the scan finds nothing.
  */
 static bool unwind_user_scan(struct unwind_user_state *state,
 			     unsigned long addr, unsigned int n,
 			     unsigned long *ra, unsigned long *sp)
 {
-	unsigned long words[8], cand, csp, cfa, found_cfa = 0;
+	unsigned long words[8], cand, csp, cfa, next, found_cfa = 0;
 	bool found = false;
-	unsigned int i;
+	unsigned int i, nr;
 
-	n = min(n, UNWIND_USER_SCAN_BUDGET - state->scanned);
-	while (n) {
-		unsigned int nr = min_t(unsigned int, n, ARRAY_SIZE(words));
-
+	for (;;) {
+		if (found)
+			n = UNWIND_USER_SCAN_BUDGET;
+		n = min(n, UNWIND_USER_SCAN_BUDGET - state->scanned);
+		if (!n)
+			return false;
+		nr = min_t(unsigned int, n, ARRAY_SIZE(words));
 		if (copy_from_user_nofault(words, (const void __user *)addr,
 					   nr * sizeof(long)))
-			return found;
+			return false;
 		state->scanned += nr;
 		n -= nr;
 		for (i = 0; i < nr; i++, addr += sizeof(long)) {
@@ -285,8 +329,10 @@ static bool unwind_user_scan(struct unwind_user_state *state,
 			if (found && addr >= found_cfa)
 				return true;
 			cand = arch_unwind_user_strip_ra(words[i]);
-			if (!unwind_user_sframe_caller(state, cand, addr, &csp,
-						       &cfa))
+			if (!unwind_user_sframe_caller(state, cand, addr,
+						       state->fp, &csp, &cfa,
+						       &next) ||
+			    !unwind_user_calls_fit(cand, next))
 				continue;
 			if (!found) {
 				/* An outermost caller leads nowhere to compare. */
@@ -301,7 +347,6 @@ static bool unwind_user_scan(struct unwind_user_state *state,
 			}
 		}
 	}
-	return found;
 }
 
 /*
@@ -310,7 +355,7 @@ static bool unwind_user_scan(struct unwind_user_state *state,
  */
 static bool unwind_user_recover(struct unwind_user_state *state)
 {
-	unsigned long ra, sp, fp, cfa, slot = 0;
+	unsigned long ra, sp, fp, cfa, next, slot = 0;
 
 	/* A leaf: the return address is where the call left it. */
 	if (!state->depth) {
@@ -320,7 +365,8 @@ static bool unwind_user_recover(struct unwind_user_state *state)
 				return false;
 		}
 		ra = arch_unwind_user_strip_ra(ra);
-		if (unwind_user_sframe_caller(state, ra, slot, &sp, &cfa))
+		if (unwind_user_sframe_caller(state, ra, slot, state->fp, &sp,
+					      &cfa, &next))
 			goto found;
 	}
 
@@ -330,9 +376,7 @@ static bool unwind_user_recover(struct unwind_user_state *state)
 		goto found;
 	}
 
-	/* Only at kernel.unwind_user_recover=2: see the comment above. */
-	if (READ_ONCE(sysctl_unwind_user_recover) < 2 ||
-	    !unwind_user_scan(state, state->sp, UNWIND_USER_SCAN_WORDS,
+	if (!unwind_user_scan(state, state->sp, UNWIND_USER_SCAN_WORDS,
 			      &ra, &sp))
 		return false;
 

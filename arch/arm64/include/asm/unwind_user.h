@@ -81,4 +81,24 @@ static inline bool arch_unwind_user_after_call(unsigned long ra)
 	       aarch64_insn_is_blr_auth(op);
 }
 
+/* The target of a BL that ends at @ra. */
+static inline bool arch_unwind_user_call_target(unsigned long ra,
+						unsigned long *target)
+{
+	__le32 insn;
+	u32 op;
+
+	if ((ra & 3) || ra < sizeof(insn) ||
+	    copy_from_user_nofault(&insn,
+				   (const void __user *)(ra - sizeof(insn)),
+				   sizeof(insn)))
+		return false;
+	op = le32_to_cpu(insn);
+	if (!aarch64_insn_is_bl(op))
+		return false;
+	*target = ra - sizeof(insn) +
+		  aarch64_get_branch_offset(op);
+	return true;
+}
+
 #endif /* _ASM_ARM64_UNWIND_USER_H */

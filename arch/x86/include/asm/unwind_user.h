@@ -83,4 +83,42 @@ static inline bool arch_unwind_user_after_call(unsigned long ra)
 	return b[0] == 0xff && b[1] == 0x94;			/* d32(sib) */
 }
 
+/*
+ * The target of a direct call (E8 rel32) that ends at @ra; through a PLT
+ * entry (jmp *GOT(%rip), with or without endbr64 and bnd prefixes), the
+ * address the GOT entry holds.
+ */
+static inline bool arch_unwind_user_call_target(unsigned long ra,
+						unsigned long *target)
+{
+	static const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	unsigned long got, t;
+	unsigned int i = 0;
+	u8 b[11];
+	s32 rel;
+
+	if (ra < 5 ||
+	    copy_from_user_nofault(b, (const void __user *)(ra - 5), 5) ||
+	    b[0] != 0xe8)
+		return false;
+	memcpy(&rel, &b[1], sizeof(rel));
+	t = ra + rel;
+
+	if (copy_from_user_nofault(b, (const void __user *)t, sizeof(b)))
+		return false;
+	if (!memcmp(b, endbr64, sizeof(endbr64)))
+		i = sizeof(endbr64);
+	if (b[i] == 0xf2)
+		i++;
+	if (b[i] == 0xff && b[i + 1] == 0x25) {
+		memcpy(&rel, &b[i + 2], sizeof(rel));
+		got = t + i + 6 + rel;
+		if (copy_from_user_nofault(&t, (const void __user *)got,
+					   sizeof(t)))
+			return false;
+	}
+	*target = t;
+	return true;
+}
+
 #endif /* _ASM_X86_UNWIND_USER_H */

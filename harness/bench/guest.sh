@@ -13,6 +13,7 @@ kind=$1 reps=$2 arch=$3
 parts=${4:-cost scale perf cold exec}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
+R=/proc/sys/kernel/unwind_user_recover
 : >"$res"
 status=0
 
@@ -67,6 +68,14 @@ if has cost; then
 	# Sanity: the SFrame build unwound with frame pointers only is broken.
 	echo 0 >$S; run ./ubench-sf -t sf-off -N -D 16 -C 1 -n 100 -r 1
 	echo 1 >$S
+	# One frame of the 16 without SFrame (level 8, or the leaf): the cost
+	# of recovering its caller; broken with the recovery off.
+	run ./ubench-rcmid -t rc-mid -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+	run ./ubench-rcleaf -t rc-leaf -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+	if [ -w $R ]; then
+		echo 0 >$R; run ./ubench-rcmid -t rc-off -N -D 16 -C 1 -n 100 -r 1
+		echo 1 >$R
+	fi
 fi
 
 if has scale; then

@@ -133,11 +133,48 @@ def main():
               f"{checked('sf', chains, depth)} / {checked('fp', chains, depth)} / "
               f"{checked('fp-sfon', chains, depth)} |")
     p("")
-    bl = [x for x in runs["icount"] if x.startswith("broken-as-expected")]
+    bl = [x for x in runs["icount"]
+          if x.startswith("broken-as-expected") and "label=sf-off" in x]
     if bl:
         p("Sanity check: the SFrame build with `kernel.unwind_user_sframe=0` "
           f"(frame pointers only): {bl[0].split(': ', 1)[-1]}.")
         p("")
+
+    # ---- 1b. recovered frames -------------------------------------------
+    if get("icount", "rc-mid", 1, 16) is not None:
+        p("### 1b. A frame without SFrame data in the chain")
+        p("")
+        p("The same 16-deep chain with one level built without SFrame and without "
+          "frame pointers (as code in a C library without SFrame): level 8 "
+          "(`rc-mid`: its caller found by the stack scan) or the leaf "
+          "(`rc-leaf`: at the stack pointer, or in the link register). Cost per "
+          "recovered frame = instructions per sample minus those of the all-SFrame "
+          "chain of the same depth (`sf`, table 1).")
+        p("")
+        p("| chains | SFrame instr/sample | rc-leaf instr/sample | rc-mid instr/sample | "
+          "recovered frame, leaf: instr | recovered frame, level 8: instr | "
+          "wall ns, leaf | wall ns, level 8 | chains checked (leaf / level 8) |")
+        p("|---|---|---|---|---|---|---|---|---|")
+
+        def diff(a, b):
+            return num(a - b) if a is not None and b is not None else "n/a"
+        for chains in (1, 64):
+            sf = get("icount", "sf", chains, 16, "unwind")
+            rl = get("icount", "rc-leaf", chains, 16, "unwind")
+            rm = get("icount", "rc-mid", chains, 16, "unwind")
+            wsf = get("wall", "sf", chains, 16, "paired")
+            wrl = get("wall", "rc-leaf", chains, 16, "paired")
+            wrm = get("wall", "rc-mid", chains, 16, "paired")
+            p(f"| {chains} | {num(sf)} | {num(rl)} | {num(rm)} | {diff(rl, sf)} | "
+              f"{diff(rm, sf)} | {diff(wrl, wsf)} | {diff(wrm, wsf)} | "
+              f"{checked('rc-leaf', chains, 16)} / {checked('rc-mid', chains, 16)} |")
+        p("")
+        rb = [x for x in runs["icount"]
+              if x.startswith("broken-as-expected") and "label=rc-off" in x]
+        if rb:
+            p("Sanity check: `rc-mid` with `kernel.unwind_user_recover=0`: "
+              f"{rb[0].split(': ', 1)[-1]}.")
+            p("")
 
     # ---- 2. scaling -------------------------------------------------------
     p("## 2. Scaling")

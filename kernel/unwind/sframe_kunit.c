@@ -271,6 +271,7 @@ static void sframe_test_find(struct kunit *test, u8 version)
 	struct unwind_user_frame f;
 	struct sframe_table tbl;
 	struct sf_builder *b;
+	unsigned long start;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -303,6 +304,15 @@ static void sframe_test_find(struct kunit *test, u8 version)
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x340, &f), -ENOENT);
 	/* Outside the registered text. */
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_end, &f), -ENOENT);
+
+	/* The function an address belongs to. */
+	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
+	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x33f, &start), 0);
+	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x40);
+	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x30, &start),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_end, &start), -ENOENT);
 }
 
 static void sframe_test_find_v1(struct kunit *test)

@@ -1070,9 +1070,13 @@ void chain_count(const struct sampler *s, const struct sample_filter *f,
 		switch (chain_match(smp, expect, depth)) {
 		case CHAIN_COMPLETE:
 			st->complete++;
+			if (!st->first_complete || smp->time < st->first_complete)
+				st->first_complete = smp->time;
 			break;
 		case CHAIN_SHORT:
 			st->truncated++;
+			if (smp->time > st->last_truncated)
+				st->last_truncated = smp->time;
 			break;
 		default:
 			break;

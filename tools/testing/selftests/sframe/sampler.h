@@ -132,6 +132,8 @@ struct chain_stats {
 	unsigned long truncated; /* ... shorter, but right as far as it goes */
 	unsigned long warmup;	/* leaf samples ignored as warm-up */
 	unsigned long total;	/* samples matching the filter */
+	uint64_t first_complete; /* time of the first complete one, or 0 */
+	uint64_t last_truncated; /* time of the last truncated one, or 0 */
 };
 
 void sampler_get_opts(struct sampler_opts *o);

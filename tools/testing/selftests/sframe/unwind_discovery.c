@@ -43,7 +43,6 @@
 #include "sampler.h"
 #include "workload.h"
 
-
 static const char *const expect[] = { "c", "b", "a", "main" };
 
 /* Offset of the first executable segment of @fd, or -1. */

@@ -739,6 +739,7 @@ static unsigned long nr_judged, nr_j_identical, nr_j_skips, nr_j_short,
 	nr_j_wrong, nr_j_unjudged, nr_k_main, nr_d_main;
 static struct count *wrong_kinds, *unjudged_kinds, *nomain_kinds;
 static double max_wrong = 0.1;
+static unsigned long min_judged;
 static uint64_t first_time;
 static bool have_first_time;
 
@@ -1163,6 +1164,7 @@ static void usage(void)
 		"  --strict            differences after the kernel left SFrame coverage are mismatches\n"
 		"  --max-wrong PCT     most samples, in percent, whose chain has a frame libdw's\n"
 		"                      complete chain lacks (default 0.1)\n"
+		"  --min-judged N      minimum number of samples judged frame by frame (default 0)\n"
 		"  --label NAME        name shown in the result line\n"
 		"  -v, --verbose       print both chains of every sample\n",
 		prog);
@@ -1179,6 +1181,7 @@ int main(int argc, char **argv)
 		{ "list", required_argument, NULL, 'l' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "max-wrong", required_argument, NULL, 'W' },
+		{ "min-judged", required_argument, NULL, 'J' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1234,6 +1237,11 @@ int main(int argc, char **argv)
 		case 'W':
 			max_wrong = strtod(optarg, &endp);
 			if (*endp || max_wrong < 0 || max_wrong > 100)
+				usage();
+			break;
+		case 'J':
+			min_judged = strtoul(optarg, &endp, 10);
+			if (*endp)
 				usage();
 			break;
 		case 'L':
@@ -1424,7 +1432,7 @@ int main(int argc, char **argv)
 	count_print(wrong_kinds, "        ", 10);
 
 	pass = compared >= min_samples && nr_sf_pc >= min_sframe && pct >= threshold &&
-	       hdr.complete && SHARE(nr_j_wrong) <= max_wrong;
+	       hdr.complete && SHARE(nr_j_wrong) <= max_wrong && nr_judged >= min_judged;
 	printf("%s%s%s: %lu/%lu samples agree (%.2f%%), %lu excluded, %lu mismatched, %llu lost; %s (threshold %.2f%%, at least %lu compared)\n",
 	       pass ? "PASS" : "FAIL", label ? " " : "", label ? label : "",
 	       agreed, compared, pct, nr_excluded, nr_mismatch,
@@ -1433,7 +1441,8 @@ int main(int argc, char **argv)
 	       compared < min_samples ? "too few samples compared" :
 	       nr_sf_pc < min_sframe ? "too few samples in SFrame-described code" :
 	       pct < threshold ? "agreement below the threshold" :
-	       SHARE(nr_j_wrong) > max_wrong ? "too many wrong frames" : "ok",
+	       SHARE(nr_j_wrong) > max_wrong ? "too many wrong frames" :
+	       nr_judged < min_judged ? "too few samples judged" : "ok",
 	       threshold, min_samples);
 	return pass ? 0 : 1;
 }

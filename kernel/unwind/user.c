@@ -194,12 +194,45 @@ static bool unwind_user_calls_fit(unsigned long ra, unsigned long next)
 }
 
 /*
+ * A guessed stack pointer gave @frame the CFA @cfa and the return address
+ * @next: one more step must work out. Into SFrame text, @next's own rule
+ * must lead on from @cfa; elsewhere, if @frame restores the frame pointer,
+ * that must point at a record above @cfa that holds a call site.
+ */
+static bool unwind_user_guess_leads_on(const struct unwind_user_frame *frame,
+				       unsigned long cfa, unsigned long fp,
+				       unsigned long next)
+{
+	struct unwind_user_frame up;
+	unsigned long ucfa, unext;
+
+	if (!cfa)
+		return true;
+	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
+		return false;
+	if (sframe_text_user(next))
+		return !sframe_find_user(next - 1, &up) &&
+		       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa,
+						  &unext);
+	if (!frame->fp_saved)
+		return true;
+	if (fp < cfa ||
+	    unwind_user_read(fp + fp_frame.cfa_off + fp_frame.ra_off, &unext))
+		return false;
+	if (fp_frame.ra_signed)
+		unext = arch_unwind_user_strip_ra(unext);
+	return unext && access_ok((const void __user *)unext, 1) &&
+	       arch_unwind_user_after_call(unext);
+}
+
+/*
  * Is @ra, read from @slot (0: from the link register), the return address
  * of a call from SFrame text, whose frame pointer then was @fp? On success
  * *@caller_sp is the caller's stack pointer: above @slot on architectures
  * whose call instruction pushes the return address; else found by trying
  * the caller's rule at each aligned stack pointer above @slot (a guess
- * that must fit the caller's call), or @state's if @ra was in the link
+ * that must fit the caller's call and lead on one more step, and be the
+ * only one that leads where it leads), or @state's if @ra was in the link
  * register. *@caller_cfa is the caller's own CFA (0 for an outermost
  * caller), *@next the return address its frame holds.
  */
@@ -210,7 +243,8 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 				      unsigned long *next)
 {
 	struct unwind_user_frame frame;
-	unsigned long sp, end;
+	unsigned long sp, end, cfa, cnext;
+	bool found = false;
 
 	if (!ra || !sframe_text_user(ra) || !arch_unwind_user_after_call(ra) ||
 	    sframe_find_user(ra - 1, &frame))
@@ -233,18 +267,67 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 		return true;
 	}
 
+	/*
+	 * Every guess is tried: a stale return address in the frames above
+	 * can make a wrong one work out too, and two guesses that lead to
+	 * different callers leave the caller unknown.
+	 */
 	end = slot + UNWIND_USER_SP_SEARCH;
 	for (sp = ALIGN(slot + sizeof(long), ARCH_UNWIND_USER_SP_ALIGN);
 	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
-		if (unwind_user_frame_leads_on(&frame, sp, fp, ra,
-					       caller_cfa, next) &&
-		    unwind_user_caller_fits(ra, *next)) {
-			*caller_sp = sp;
-			return true;
+		if (unwind_user_frame_leads_on(&frame, sp, fp, ra, &cfa,
+					       &cnext) &&
+		    unwind_user_caller_fits(ra, cnext) &&
+		    unwind_user_guess_leads_on(&frame, cfa, fp, cnext)) {
+			if (found && (cfa != *caller_cfa || cnext != *next))
+				return false;
+			if (!found) {
+				*caller_sp = sp;
+				*caller_cfa = cfa;
+				*next = cnext;
+				found = true;
+			}
 		}
 		/* The rule does not depend on the stack pointer. */
 		if (frame.use_fp || frame.outermost)
 			break;
+	}
+	return found;
+}
+
+/* Frame records followed to check a frame pointer candidate, at most. */
+#define UNWIND_USER_FP_CHECK		8
+
+/*
+ * A frame record in text without SFrame data, in a task that has some: the
+ * code may keep frame records, or use the frame pointer as a general
+ * register (x86 C libraries), where what it points at can look like a
+ * record. The records from @fp on must each be above the one before and
+ * hold a call site, and within UNWIND_USER_FP_CHECK of them one must
+ * return into SFrame text: the chain leads back to the code that has
+ * SFrame data, as the chain of code it called does.
+ */
+static bool unwind_user_fp_chain_ok(unsigned long cfa, unsigned long fp)
+{
+	unsigned long ra;
+	unsigned int i;
+
+	for (i = 0; i < UNWIND_USER_FP_CHECK; i++) {
+		if (fp < cfa ||
+		    unwind_user_read(fp + fp_frame.cfa_off + fp_frame.ra_off,
+				     &ra))
+			return false;
+		if (fp_frame.ra_signed)
+			ra = arch_unwind_user_strip_ra(ra);
+		if (!ra || !access_ok((const void __user *)ra, 1) ||
+		    !arch_unwind_user_after_call(ra))
+			return false;
+		if (sframe_text_user(ra))
+			return true;
+		cfa = fp + fp_frame.cfa_off;
+		if (unwind_user_read(fp + fp_frame.cfa_off + fp_frame.fp_off,
+				     &fp))
+			return false;
 	}
 	return false;
 }
@@ -278,21 +361,8 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
 		return unwind_user_sframe_caller(state, *ra,
 						 cfa + fp_frame.ra_off, *fp,
 						 sp, &cfa, &next_ra);
-	/*
-	 * Frame pointer code: the next record must be above this one and
-	 * hold a call site too, or end the chain (a zero frame pointer).
-	 */
 	*sp = cfa;
-	if (!*fp)
-		return true;
-	if (*fp < cfa ||
-	    unwind_user_read(*fp + fp_frame.cfa_off + fp_frame.ra_off,
-			     &next_ra))
-		return false;
-	if (fp_frame.ra_signed)
-		next_ra = arch_unwind_user_strip_ra(next_ra);
-	return next_ra && access_ok((const void __user *)next_ra, 1) &&
-	       arch_unwind_user_after_call(next_ra);
+	return unwind_user_fp_chain_ok(cfa, *fp);
 }
 
 /*

@@ -238,6 +238,8 @@ static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
 	u32 idx;
 	int ret;
 
+	if (ip < tbl->text_start || ip >= tbl->text_end)
+		return -ENOENT;
 	ret = sframe_search_fdes(tbl, ip, &idx);
 	if (ret)
 		return ret;
@@ -478,9 +480,6 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	u32 pc_off;
 	int ret;
 
-	if (ip < tbl->text_start || ip >= tbl->text_end)
-		return -ENOENT;
-
 	ret = sframe_find_fde(tbl, ip, &fde);
 	if (ret)
 		return ret;
@@ -534,13 +533,10 @@ int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
 	struct sframe_fde fde;
 	int ret;
 
-	if (ip < tbl->text_start || ip >= tbl->text_end)
-		return -ENOENT;
 	ret = sframe_find_fde(tbl, ip, &fde);
-	if (ret)
-		return ret;
-	*start = fde.func_start;
-	return 0;
+	if (!ret)
+		*start = fde.func_start;
+	return ret;
 }
 
 static int sframe_validate_fde(const struct sframe_table *tbl,

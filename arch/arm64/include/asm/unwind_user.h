@@ -65,39 +65,39 @@ static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
 	return ptrauth_strip_user_insn_pac(ra);
 }
 
-/* Is the user instruction before @ra a BL, BLR or BLRA*? */
-static inline bool arch_unwind_user_after_call(unsigned long ra)
+/* The user instruction that ends at @ra, read without faulting. */
+static inline bool arch_unwind_user_insn_before(unsigned long ra, u32 *op)
 {
 	__le32 insn;
-	u32 op;
 
 	if ((ra & 3) || ra < sizeof(insn) ||
 	    copy_from_user_nofault(&insn,
 				   (const void __user *)(ra - sizeof(insn)),
 				   sizeof(insn)))
 		return false;
-	op = le32_to_cpu(insn);
-	return aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
-	       aarch64_insn_is_blr_auth(op);
+	*op = le32_to_cpu(insn);
+	return true;
+}
+
+/* Is the user instruction before @ra a BL, BLR or BLRA*? */
+static inline bool arch_unwind_user_after_call(unsigned long ra)
+{
+	u32 op;
+
+	return arch_unwind_user_insn_before(ra, &op) &&
+	       (aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
+		aarch64_insn_is_blr_auth(op));
 }
 
 /* The target of a BL that ends at @ra. */
 static inline bool arch_unwind_user_call_target(unsigned long ra,
 						unsigned long *target)
 {
-	__le32 insn;
 	u32 op;
 
-	if ((ra & 3) || ra < sizeof(insn) ||
-	    copy_from_user_nofault(&insn,
-				   (const void __user *)(ra - sizeof(insn)),
-				   sizeof(insn)))
+	if (!arch_unwind_user_insn_before(ra, &op) || !aarch64_insn_is_bl(op))
 		return false;
-	op = le32_to_cpu(insn);
-	if (!aarch64_insn_is_bl(op))
-		return false;
-	*target = ra - sizeof(insn) +
-		  aarch64_get_branch_offset(op);
+	*target = ra - sizeof(op) + aarch64_get_branch_offset(op);
 	return true;
 }
 

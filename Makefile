@@ -80,8 +80,16 @@ initramfs:
 	@$(MAKE) -s --no-print-directory $(INITRD)
 
 $(OUT)/initramfs/%.cpio.gz: harness/initramfs.sh harness/debs.sh harness/config.sh $(wildcard harness/guest/*) \
-		$(wildcard /usr/bin/perf /bin/busybox)
+		$(wildcard /usr/bin/perf /bin/busybox) $(OUT)/perf/%/perf
 	@harness/initramfs.sh $* $@
+
+# The perf tool of the patched tree (rebuilt by make when the tree changed;
+# its mtime stays when nothing did).
+$(OUT)/perf/%/perf: FORCE
+	@harness/perf-build.sh $* >/dev/null
+
+.PHONY: FORCE
+FORCE:
 
 run:
 	@$(arch_ok)

@@ -343,9 +343,6 @@ group_arch() {
 	# perf test: perf record -g on the demo; the samples whose leaf is c
 	# must show exactly c <- b <- a <- main.
 	local p=$share/perf mode samples=0 leaf=0 full=0 plabel="perf -g"
-	# arm64 records with the event's call-graph=fp term, not -g (see
-	# harness/guest/perf-demo.sh)
-	[ "$arch" = arm64 ] && plabel="perf call-graph=fp"
 	if [ -z "$have_demo" ]; then
 		not_ok "$label: perf test (demo program does not build)"
 		comment <"$A/demo-build.log"

@@ -3,10 +3,12 @@
 #
 #   harness/initramfs.sh ARCH OUTPUT.cpio.gz        ARCH: x86_64 or arm64
 #
-# Contents: busybox-static (applets as symlinks), Debian's perf with every
-# library it needs and the dynamic loader, addr2line (perf report needs it),
-# the base C runtime libraries for dynamic test programs, /init and the
-# guest-side scripts of harness/guest/ (in /harness).
+# Contents: busybox-static (applets as symlinks), the perf tool of the
+# patched tree (harness/perf-build.sh) as /usr/bin/perf and Debian's perf as
+# /usr/bin/perf-debian, each with every library it needs and the dynamic
+# loader, addr2line (perf report needs it), the base C runtime libraries for
+# dynamic test programs, /init and the guest-side scripts of harness/guest/
+# (in /harness).
 #
 # x86_64: the host's own busybox, perf and addr2line (ldd lists the
 # libraries). arm64: Debian's arm64 packages, fetched by harness/debs.sh
@@ -18,7 +20,8 @@
 # why (the guest's perf test then skips).
 #
 # Environment: INITRAMFS_EXTRA_BINS="path..." more binaries (+ libs), of the
-# guest's architecture; GUEST_PERF=no leaves perf out (arm64).
+# guest's architecture; GUEST_PERF=no leaves the tree's perf out (and
+# Debian's on arm64).
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -61,10 +64,16 @@ install_file() {
 	fi
 }
 
-# A binary and every library (+ loader) that ldd lists for it.
+# A binary and every library (+ loader) that ldd lists for it; with a
+# second argument, the binary goes to that guest path.
 install_with_libs() {
 	local bin=$1 lib
-	install_file "$bin"
+	if [ -n "${2:-}" ]; then
+		mkdir -p "$ROOT$(dirname "$2")"
+		cp "$bin" "$ROOT$2"
+	else
+		install_file "$bin"
+	fi
 	# ldd lines: "libx.so.1 => /path (0x..)" or "/lib64/ld-linux... (0x..)"
 	for lib in $(ldd "$bin" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
 		install_file "$lib"
@@ -93,7 +102,8 @@ guest_x86_64() {
 	install_file "$BUSYBOX"
 	install_applets "$BUSYBOX" "$BUSYBOX"
 
-	install_with_libs /usr/bin/perf
+	[ -z "$TREE_PERF" ] || install_with_libs "$TREE_PERF" "/usr/bin/$PERF_TREE_NAME"
+	install_with_libs /usr/bin/perf "/usr/bin/$PERF_DEBIAN_NAME"
 	install_with_libs /usr/bin/addr2line
 	for b in ${INITRAMFS_EXTRA_BINS:-}; do
 		install_with_libs "$b"
@@ -129,7 +139,8 @@ staged_real() {
 
 find_lib() {
 	local d
-	for d in "$CROSS_LIBDIR" ${DROOT:+"$DROOT/usr/lib/$TRIPLET" "$DROOT/lib/$TRIPLET" "$DROOT/usr/lib"}; do
+	for d in "$CROSS_LIBDIR" ${DROOT:+"$DROOT/usr/lib/$TRIPLET" "$DROOT/lib/$TRIPLET" "$DROOT/usr/lib"} \
+		 "/usr/lib/$TRIPLET" "/lib/$TRIPLET"; do
 		if [ -e "$d/$1" ] || [ -L "$d/$1" ]; then
 			staged_real "$d/$1"
 			return 0
@@ -202,8 +213,8 @@ guest_arm64() {
 		why="cannot fetch linux-perf:arm64 and its libraries: $(tail -n 1 "$log")"
 	else
 		DROOT=$proot
-		if ! why=$(install_elf "$proot/usr/bin/perf" /usr/bin/perf); then
-			rm -f "$ROOT/usr/bin/perf"
+		if ! why=$(install_elf "$proot/usr/bin/perf" "/usr/bin/$PERF_DEBIAN_NAME"); then
+			rm -f "$ROOT/usr/bin/$PERF_DEBIAN_NAME"
 			why="linux-perf:arm64 unusable: $why"
 		elif ! l=$(install_elf "$proot/usr/bin/$TRIPLET-addr2line" /usr/bin/addr2line); then
 			rm -f "$ROOT/usr/bin/addr2line"
@@ -212,13 +223,24 @@ guest_arm64() {
 		DROOT=
 	fi
 	if [ -n "$why" ]; then
-		note "arm64 guest without perf: $why"
-		echo "$why" >"$ROOT/etc/harness-no-perf"
+		note "arm64 guest without Debian's perf: $why"
 	fi
+	# The tree's perf, with libraries from the multiarch -dev packages.
+	if [ "${GUEST_PERF:-}" != no ] &&
+	   ! why=$(install_elf "$TREE_PERF" "/usr/bin/$PERF_TREE_NAME"); then
+		die "the tree's arm64 perf: $why"
+	fi
+	[ -e "$ROOT/usr/bin/perf" ] || echo "${why:-GUEST_PERF=no}" >"$ROOT/etc/harness-no-perf"
 	for l in ${INITRAMFS_EXTRA_BINS:-}; do
 		install_elf "$l" "/usr/bin/$(basename "$l")" >&2 || die "cannot install $l"
 	done
 }
+
+PERF_TREE_NAME=perf PERF_DEBIAN_NAME=perf-debian
+TREE_PERF=
+if [ "${GUEST_PERF:-}" != no ]; then
+	TREE_PERF=$("$TOP/harness/perf-build.sh" "$ARCH") || die "cannot build the tree's perf for $ARCH"
+fi
 
 mkdir -p "$ROOT"/{proc,sys,dev,tmp,host,ctl,etc,root,harness}
 guest_"$ARCH"

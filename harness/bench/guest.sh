@@ -92,13 +92,7 @@ fi
 aslr_restore
 if has perf; then
 	mark perf
-	# arm64: perf 6.1's -g adds the link register as a caller itself (see
-	# the project README); the event term records the kernel's chain as is.
-	if [ "$arch" = arm64 ]; then
-		G="-e cpu-clock/call-graph=fp/"
-	else
-		G="-e cpu-clock -g"
-	fi
+	G="-e cpu-clock -g"
 	chain=w16,w15,w14,w13,w12,w11,w10,w9,w8,w7,w6,w5,w4,w3,w2,w1,main
 	r=0
 	while [ $r -lt "$reps" ]; do

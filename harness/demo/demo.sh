@@ -72,8 +72,6 @@ for m in "${modes[@]}"; do
 done
 echo
 rec="perf record -g -e cpu-clock"
-# (why not -g on arm64: harness/guest/perf-demo.sh)
-[ "$ARCH" = arm64 ] && rec="perf record -e cpu-clock/call-graph=fp/"
 echo "$rec -F 1000 ./demo $SECS; perf report --stdio --no-children --sort symbol"
 if [ ${#kmodes[@]} -eq 2 ]; then
 	printf '%-100s%s\n' "==== $(label "${kmodes[0]}")" "==== $(label "${kmodes[1]}")"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Guest side of the demo and of the perf check: profile PROGRAM with
-# `perf record -g -e cpu-clock` (arm64: see below) once per unwinder mode and leave the
+# `perf record -g -e cpu-clock` once per unwinder mode and leave the
 # results in OUTDIR (on the 9p share) for the host to show and count.
 #
 #   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS]
@@ -13,15 +13,12 @@
 # Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
 # record-MODE.txt (perf record's messages).
 #
-# arm64: the kernel's chains are recorded with `-e cpu-clock/call-graph=fp/`
-# instead of -g. With -g, perf (6.1 and later) also records the user link
-# register and, when it reports, inserts the leaf function's caller (found
-# with the DWARF CFI of the leaf) after the leaf, because the kernel's
-# frame-record walk never reported it. A kernel that unwinds with SFrame
-# does report it, so with -g every such chain shows the caller twice
-# (c <- b <- b <- a <- main). The per-event call-graph term enables the
-# call chain without -g, so perf neither records the link register nor
-# adds anything: perf script shows exactly the kernel's chain.
+# perf is the tree's (harness/perf-build.sh). On arm64, perf -g also
+# records the user link register and inserts the leaf function's caller
+# after the leaf, because a frame-record walk never reports it; the
+# series' tools/perf patch leaves it out when the kernel reported it
+# (Debian's perf 6.1, /usr/bin/perf-debian, shows it twice:
+# c <- b <- b <- a <- main).
 prog=$1 outdir=$2 modes=$3 secs=${4:-2}
 sysctl=/proc/sys/kernel/unwind_user_sframe
 mkdir -p "$outdir"
@@ -52,7 +49,6 @@ for mode in $modes; do
 	off) echo 0 >$sysctl || rc=1 ;;
 	esac
 	ev="-g -e cpu-clock"
-	[ "$(uname -m)" = aarch64 ] && ev="-e cpu-clock/call-graph=fp/"
 	[ $mode = dwarf ] && ev="--call-graph dwarf -e cpu-clock"
 	data=/tmp/perf-$mode.data
 	echo "== perf record $ev -F 1000 ($mode): $prog $secs"

@@ -295,8 +295,19 @@ group_arch() {
 	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe -o "$share/demo" "$TOP/harness/demo/demo.c" \
 		>"$A/demo-build.log" 2>&1 || have_demo=
 
+	# The other consumers (harness/guest/consumers.sh): the tree's perf on a
+	# system-call tracepoint; bpftrace from the share on x86_64.
+	if [ -z "${KERNEL_VARIANT:-}" ]; then
+		touch "$share/consumers.on"
+		if [ "$arch" = x86_64 ] &&
+		   ! "$TOP/harness/consumers/bpftrace-share.sh" "$share" >"$A/bpftrace-share.log" 2>&1; then
+			not_ok "$label: bpftrace for the guest"
+			comment <"$A/bpftrace-share.log"
+		fi
+	fi
+
 	# One boot for everything. Whole-run limit: every test at its limit.
-	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 600 )) gstart=$SECONDS
+	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 1200 )) gstart=$SECONDS
 	echo "# booting the $arch guest (${#names[@]} selftests, perf test; limit ${timeout}s)"
 	if KERNEL=$kernel QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
 		'sh /harness/run-tests.sh /host' >"$A/guest.log" 2>&1; then
@@ -366,6 +377,23 @@ group_arch() {
 			not_ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
 			awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
 				"$p/script-$mode.txt" 2>/dev/null | comment
+		fi
+	fi
+
+	# The other consumers, judged from their output.
+	if [ -f "$share/consumers.on" ]; then
+		local cl
+		if [ ! -d "$share/consumers" ]; then
+			not_ok "$label: consumers (harness/guest/consumers.sh did not run)"
+		else
+			while IFS= read -r cl; do
+				case "$cl" in
+				"ok - "*) ok "${cl#ok - }" ;;
+				"not ok - "*) not_ok "${cl#not ok - }" ;;
+				*) echo "$cl" ;;
+				esac
+			done < <(python3 "$TOP/harness/consumers/judge.py" "$arch" "$share/consumers" \
+				"$share/selftests/unwind_consumers" 2>&1)
 		fi
 	fi
 

@@ -25,6 +25,12 @@ REQUIRED=(
 	# arm64 guest: cross compiler and C library, emulator (its userland: harness/debs.sh)
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm
+	# the tree's perf for the guests (harness/perf-build.sh): x86_64 native,
+	# arm64 cross-built against Debian's arm64 -dev packages (multiarch)
+	libtraceevent-dev libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64
+	liblzma-dev:arm64 libtraceevent-dev:arm64
+	# BPF consumer test in the x86_64 guest (run from the shared folder)
+	bpftrace
 	# checkpatch.pl's SPDX check, python3 (Debian's)
 	python3 python3-ply python3-git
 	# host tests: libFuzzer with ASan/UBSan (make fuzz), llvm-cov

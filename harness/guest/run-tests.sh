@@ -7,8 +7,10 @@
 # SHARE/selftests/list      test program names, one a line (may be absent)
 # SHARE/selftests/timeout   per-test limit in seconds (default 120)
 # SHARE/demo                the demo program, for the perf test
+# SHARE/consumers.on        run harness/guest/consumers.sh as well
 # Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh,
-# or SHARE/perf/absent: the reason why this guest has no perf).
+# or SHARE/perf/absent: the reason why this guest has no perf),
+# SHARE/consumers/ (consumers.sh).
 # A test that hangs is stopped by `timeout` (TERM, then KILL 5 s later);
 # one that crashes just leaves its exit status: the run goes on either way.
 # Processes a test leaves behind are killed with its process group.
@@ -50,5 +52,9 @@ elif [ -x "$share/demo" ]; then
 	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 >/dev/null 2>&1
 	echo $? >"$share/perf/rc"
 	echo "== perf test: done"
+fi
+if [ -f "$share/consumers.on" ]; then
+	sh /harness/consumers.sh "$share" >/dev/null 2>&1
+	echo "== consumers: done"
 fi
 exit 0

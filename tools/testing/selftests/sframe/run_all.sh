@@ -15,7 +15,7 @@ cd "$(dirname "$0")" || exit 1
 TESTS=${*:-"unwind_basic unwind_static unwind_pie_dso unwind_dlopen \
 unwind_fork unwind_threads unwind_exec unwind_nosframe unwind_switch_off \
 unwind_pac unwind_hostile unwind_registry unwind_coldstart \
-unwind_uretprobe unwind_discovery unwind_libc"}
+unwind_uretprobe unwind_discovery unwind_libc unwind_consumers"}
 TIMEOUT=${TIMEOUT:-120}
 rcfile=${TMPDIR:-/tmp}/sframe-selftest.$$.rc
 logfile=${TMPDIR:-/tmp}/sframe-selftest.$$.log

@@ -166,6 +166,8 @@ static unsigned long env_ulong(const char *name, unsigned long def,
 
 void sampler_get_opts(struct sampler_opts *o)
 {
+	o->ev_type = PERF_TYPE_SOFTWARE;
+	o->ev_config = PERF_COUNT_SW_CPU_CLOCK;
 	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000, 1000);
 	o->run_ms = env_ulong("UNWIND_RUN_MS", 0, 0);
 	o->max_ms = env_ulong("UNWIND_MAX_MS", 30000, 1000);
@@ -598,8 +600,8 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.type = o->ev_type;
+	attr.config = o->ev_config;
 	attr.sample_period = o->period_ns;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
@@ -607,7 +609,8 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
 	attr.enable_on_exec = 1;
 	/* threads and children; needs one event per CPU */
 	attr.inherit = 1;
-	attr.exclude_kernel = 1;
+	/* a tracepoint is hit in the kernel, on behalf of user code */
+	attr.exclude_kernel = o->ev_type != PERF_TYPE_TRACEPOINT;
 	attr.exclude_hv = 1;
 	attr.exclude_callchain_kernel = 1;
 	attr.mmap = 1;
@@ -625,8 +628,9 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
 				PERF_FLAG_FD_CLOEXEC);
 		if (b->fd < 0) {
 			ret = -errno;
-			diag("perf_event_open(cpu-clock, pid %d, cpu %d): %s\n",
-			     pid, b->cpu, strerror(errno));
+			diag("perf_event_open(type %u config %llu, pid %d, cpu %d): %s\n",
+			     o->ev_type, (unsigned long long)o->ev_config, pid,
+			     b->cpu, strerror(errno));
 			goto err;
 		}
 		ret = buf_mmap(b, pages);
@@ -744,29 +748,16 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void decode_sample(struct sampler *s, const struct rec_sample *r)
+/* The frames of @smp from the call chain @ips of process @p. */
+static void sample_fill(const struct sampler_proc *p, struct sample *smp,
+			const uint64_t *ips, uint64_t nr)
 {
-	struct sampler_proc *p;
-	struct sample *smp;
 	bool first = true;
 	uint64_t i;
 
-	if (r->header.size < sizeof(*r) ||
-	    r->nr > (r->header.size - sizeof(*r)) / sizeof(uint64_t))
-		return;
-	p = proc_get(s, r->pid);
-	if (!p)
-		return;
-
-	smp = &s->samples[s->nr_samples++];
-	memset(smp, 0, sizeof(*smp));
-	smp->pid = r->pid;
-	smp->tid = r->tid;
-	smp->time = r->time;
 	smp->gen = p->gen;
-
-	for (i = 0; i < r->nr; i++) {
-		uint64_t ip = r->ips[i], addr = ip;
+	for (i = 0; i < nr; i++) {
+		uint64_t ip = ips[i], addr = ip;
 		unsigned int n = smp->nr;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
@@ -782,6 +773,46 @@ static void decode_sample(struct sampler *s, const struct rec_sample *r)
 		}
 		smp->depth++;
 	}
+}
+
+static void decode_sample(struct sampler *s, const struct rec_sample *r)
+{
+	struct sampler_proc *p;
+	struct sample *smp;
+
+	if (r->header.size < sizeof(*r) ||
+	    r->nr > (r->header.size - sizeof(*r)) / sizeof(uint64_t))
+		return;
+	p = proc_get(s, r->pid);
+	if (!p)
+		return;
+
+	smp = &s->samples[s->nr_samples++];
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = r->pid;
+	smp->tid = r->tid;
+	smp->time = r->time;
+	sample_fill(p, smp, r->ips, r->nr);
+}
+
+int sampler_add_chain(struct sampler *s, pid_t pid, const uint64_t *ips,
+		      unsigned int nr)
+{
+	struct sampler_proc *p = proc_get(s, pid);
+	struct sample *smp;
+
+	if (!p)
+		return -ENOMEM;
+	smp = realloc(s->samples, (s->nr_samples + 1) * sizeof(*smp));
+	if (!smp)
+		return -ENOMEM;
+	s->samples = smp;
+	smp = &s->samples[s->nr_samples++];
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = pid;
+	smp->tid = pid;
+	sample_fill(p, smp, ips, nr);
+	return 0;
 }
 
 static void decode_mmap2(struct sampler *s, const struct rec_mmap2 *r)
@@ -1394,6 +1425,39 @@ int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
 	sampler_drain(&w->s);
 	kill(-w->pid, SIGUSR1);
 	return 0;
+}
+
+int wl_run_until(struct wl_run *w, unsigned int max_ms,
+		 bool (*enough)(struct wl_run *w, void *arg), void *arg)
+{
+	uint64_t start = now_ms(), next = start + GOAL_CHECK_MS, now;
+	int ret = -ETIMEDOUT;
+
+	for (;;) {
+		sleep_ms(POLL_MS);
+		sampler_drain(&w->s);
+		if (wl_reap(w)) {
+			diag("workload exited early (status 0x%x)\n",
+			     w->status);
+			return -ECHILD;
+		}
+		now = now_ms();
+		if (now < next)
+			continue;
+		next = now + GOAL_CHECK_MS;
+		if (enough(w, arg)) {
+			ret = 0;
+			break;
+		}
+		if (now - start >= max_ms) {
+			diag("ended at the bound, %u ms, without enough events\n",
+			     max_ms);
+			break;
+		}
+	}
+	sampler_drain(&w->s);
+	kill(-w->pid, SIGUSR1);
+	return ret;
 }
 
 int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,

@@ -50,7 +50,10 @@
 #define SAMPLE_MAX_FRAMES	16
 
 struct sampler_opts {
-	uint64_t period_ns;
+	/* the sampled event: cpu-clock unless changed after sampler_get_opts() */
+	uint32_t ev_type;
+	uint64_t ev_config;
+	uint64_t period_ns;	/* sample period (a tracepoint: every hit) */
 	unsigned int run_ms;
 	unsigned int max_ms;
 	uint64_t warmup_ns;
@@ -141,6 +144,13 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o);
 void sampler_drain(struct sampler *s);
 int sampler_decode(struct sampler *s);
 void sampler_close(struct sampler *s);
+/*
+ * After sampler_decode(): add a sample of @pid with the user call chain
+ * @ips (leaf first) that another consumer (ftrace, a BPF program) reported,
+ * symbolized against the process's mappings as last recorded.
+ */
+int sampler_add_chain(struct sampler *s, pid_t pid, const uint64_t *ips,
+		      unsigned int nr);
 int sampler_find_mapping(const struct sampler *s, const char *file_suffix,
 			 unsigned int index, struct sampler_mapping *m);
 
@@ -188,6 +198,13 @@ struct phase_goal {
 };
 
 int wl_phase(struct wl_run *w, unsigned int ms);
+/*
+ * Run until @enough(@w, @arg) says so, asked every 200 ms, or for @max_ms;
+ * then stop the workload (SIGUSR1).  0, -ETIMEDOUT or -ECHILD (the
+ * workload exited).
+ */
+int wl_run_until(struct wl_run *w, unsigned int max_ms,
+		 bool (*enough)(struct wl_run *w, void *arg), void *arg);
 int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
 		   const struct phase_goal *goals, unsigned int nr_goals);
 int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The consumers of user call chains other than perf sampling get the same
+ * SFrame chains: a system-call tracepoint opened with perf_event_open(),
+ * ftrace's userstacktrace on a system-call event and on a kprobe event,
+ * and BPF programs calling bpf_get_stack() from a perf event and
+ * bpf_get_stackid() from a tracepoint.
+ *
+ * The "writer" workload writes from two call paths, through libc's write(),
+ * which has no SFrame data:
+ *	main -> wr_a -> wr_a2 -> emit -> write()
+ *	main -> wr_b -> emit -> write()
+ * Every event of the workload must show one of the two whole chains, both
+ * paths must be seen, and with kernel.unwind_user_sframe=0 no event may.
+ * The bpf_get_stack() case samples the main -> a -> b -> c spin.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define INSTANCE	TRACEFS "/instances/sframe_consumers"
+#define KPROBE_GROUP	"sframe_consumers"
+#define MIN_EVENTS	400
+#define MAX_MS		60000
+#define COMPLETE_PERMILLE 990
+#define MAX_FRAMES	16
+
+static const char *const path_a[] = { "@libc.so", "emit", "wr_a2", "wr_a", "main" };
+static const char *const path_b[] = { "@libc.so", "emit", "wr_b", "main" };
+static const char *const spin[] = { "c", "b", "a", "main" };
+
+/* ---- the writer workload ---- */
+
+static int wr_fd = -1;
+
+noinline __noclone void emit(void)
+{
+	char frame[32] = "x";
+
+	wl_use(frame);
+	if (write(wr_fd, frame, 1) != 1)
+		workload_stop = 1;
+	wl_use(frame);
+}
+
+noinline __noclone void wr_a2(void)
+{
+	char frame[48];
+
+	wl_use(frame);
+	emit();
+	wl_use(frame);
+}
+
+noinline __noclone void wr_a(void)
+{
+	char frame[64];
+
+	wl_use(frame);
+	wr_a2();
+	wl_use(frame);
+}
+
+noinline __noclone void wr_b(void)
+{
+	char frame[80];
+
+	wl_use(frame);
+	emit();
+	wl_use(frame);
+}
+
+static void stop_on_prof(int sig)
+{
+	workload_stop = 1;
+}
+
+/* ---- helpers ---- */
+
+static int put(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static bool tracefs_ready(void)
+{
+	if (access(TRACEFS "/events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	return !access(TRACEFS "/events/syscalls/sys_enter_write/id", R_OK);
+}
+
+static long tracepoint_id(const char *name)
+{
+	char path[PATH_MAX];
+	long id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/id", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+	}
+	return id;
+}
+
+static int perf_open(uint32_t type, uint64_t config, uint64_t period,
+		     pid_t pid)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_period = period;
+	attr.disabled = 1;
+	return syscall(__NR_perf_event_open, &attr, pid, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Start the workload in @mode, the sampler tracking its mappings only. */
+static int start(struct wl_run *w, const char *mode,
+		 const struct sampler_opts *track)
+{
+	static char exe[PATH_MAX], arg[32];
+	char *const argv[] = { exe, WL_ARG, arg, NULL };
+	struct sampler_opts o;
+
+	if (self_path(exe, sizeof(exe)))
+		return -ENOENT;
+	snprintf(arg, sizeof(arg), "%s", mode);
+	if (track) {
+		o = *track;
+	} else {
+		sampler_get_opts(&o);
+		o.ev_config = PERF_COUNT_SW_DUMMY;
+	}
+	return wl_start(w, exe, argv, &o);
+}
+
+/*
+ * The verdict on the workload's events (in w->s): with the unwinder on,
+ * at least 99% of them show one of the expected chains whole (each of the
+ * two writer paths in at least a quarter); off, none does.
+ */
+static bool judge(const char *label, struct wl_run *w, bool on, bool writer)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct chain_stats sa, sb;
+	struct sampler_opts o;
+	unsigned long total, complete;
+	bool ok;
+
+	sampler_get_opts(&o);
+	o.min_leaf = 1;
+	f.pid = w->pid;
+	if (writer) {
+		chain_report("path a", &w->s, &f, path_a, ARRAY_SIZE(path_a),
+			     &o, &sa);
+		chain_report("path b", &w->s, &f, path_b, ARRAY_SIZE(path_b),
+			     &o, &sb);
+		total = sa.total;
+		complete = sa.complete + sb.complete;
+		ok = on ? sa.complete * 4 >= total && sb.complete * 4 >= total :
+			  true;
+	} else {
+		chain_report("spin", &w->s, &f, spin, ARRAY_SIZE(spin), &o,
+			     &sa);
+		total = sa.leaf;
+		complete = sa.complete;
+		ok = true;
+	}
+	diag("%s: %lu of %lu events with a whole chain (unwinder %s)\n",
+	     label, complete, total, on ? "on" : "off");
+	if (total < MIN_EVENTS)
+		return false;
+	if (on)
+		return ok && complete * 1000 >= total * COMPLETE_PERMILLE;
+	return complete == 0;
+}
+
+FIXTURE(consumer) {
+	int saved;
+};
+
+FIXTURE_VARIANT(consumer) {
+	int sframe;
+};
+
+FIXTURE_VARIANT_ADD(consumer, on) {
+	.sframe = 1,
+};
+
+FIXTURE_VARIANT_ADD(consumer, off) {
+	.sframe = 0,
+};
+
+FIXTURE_SETUP(consumer)
+{
+	self->saved = unwind_sysctl_read();
+	if (self->saved < 0)
+		SKIP(return, "no %s", UNWIND_SYSCTL);
+	ASSERT_EQ(0, unwind_sysctl_write(variant->sframe));
+}
+
+FIXTURE_TEARDOWN(consumer)
+{
+	if (self->saved >= 0)
+		unwind_sysctl_write(self->saved);
+}
+
+/* ---- perf_event_open() on a system-call tracepoint ---- */
+
+static bool enough_samples(struct wl_run *w, void *arg)
+{
+	return !sampler_decode(&w->s) && w->s.nr_samples >= MIN_EVENTS;
+}
+
+TEST_F_TIMEOUT(consumer, perf_tracepoint, 300)
+{
+	struct sampler_opts o;
+	struct wl_run w;
+	long id;
+
+	if (!tracefs_ready())
+		SKIP(return, "no syscalls:sys_enter_write tracepoint");
+	id = tracepoint_id("syscalls/sys_enter_write");
+	ASSERT_LE(0, id);
+	sampler_get_opts(&o);
+	o.ev_type = PERF_TYPE_TRACEPOINT;
+	o.ev_config = id;
+	o.period_ns = 1;
+	ASSERT_EQ(0, start(&w, "writer", &o));
+	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_samples, NULL));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_TRUE(judge("perf_event_open(syscalls:sys_enter_write)", &w,
+			  variant->sframe, true));
+	wl_cleanup(&w);
+}
+
+/* ---- ftrace userstacktrace ---- */
+
+struct ftrace_run {
+	pid_t pid;
+	unsigned long events;
+	/* parsed chains: frames[i * MAX_FRAMES ...], nr[i] */
+	uint64_t *frames;
+	unsigned int *nr;
+	size_t cap;
+};
+
+/*
+ * Read the instance's trace: every "<user stack trace>" entry of @r->pid
+ * and its " => <address>" lines.  With @keep, store the chains.
+ */
+static void ftrace_read(struct ftrace_run *r, bool keep)
+{
+	char line[512];
+	bool in = false;
+	FILE *f;
+
+	r->events = 0;
+	f = fopen(INSTANCE "/trace", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "<user stack trace>");
+		unsigned long long ip;
+		char *dash;
+
+		if (p) {
+			in = false;
+			/* "comm-PID [cpu] ...": the last '-' before '[' */
+			p = strchr(line, '[');
+			if (!p)
+				continue;
+			*p = 0;
+			dash = strrchr(line, '-');
+			if (!dash || atoi(dash + 1) != r->pid)
+				continue;
+			in = true;
+			if (keep && r->events == r->cap) {
+				r->cap = r->cap ? r->cap * 2 : 1024;
+				r->frames = realloc(r->frames, r->cap *
+						    MAX_FRAMES * sizeof(uint64_t));
+				r->nr = realloc(r->nr, r->cap * sizeof(unsigned int));
+				if (!r->frames || !r->nr)
+					break;
+			}
+			if (keep)
+				r->nr[r->events] = 0;
+			r->events++;
+			continue;
+		}
+		if (!in || strncmp(line, " => ", 4))
+			continue;
+		p = strchr(line, '<');
+		if (!p || sscanf(p + 1, "%llx", &ip) != 1)
+			continue;
+		if (keep && r->nr[r->events - 1] < MAX_FRAMES)
+			r->frames[(r->events - 1) * MAX_FRAMES +
+				  r->nr[r->events - 1]++] = ip;
+	}
+	fclose(f);
+}
+
+static bool enough_ftrace(struct wl_run *w, void *arg)
+{
+	struct ftrace_run *r = arg;
+
+	ftrace_read(r, false);
+	return r->events >= MIN_EVENTS;
+}
+
+/* Trace @event (enabled under the instance) with user stacks. */
+static void ftrace_case(struct __test_metadata *_metadata, const char *event,
+			bool on)
+{
+	struct ftrace_run r = { 0 };
+	char path[PATH_MAX], pid[32];
+	struct wl_run w;
+	size_t i;
+
+	rmdir(INSTANCE);
+	ASSERT_EQ(0, mkdir(INSTANCE, 0755));
+	ASSERT_EQ(0, put(INSTANCE "/options/userstacktrace", "1", 0));
+	ASSERT_EQ(0, put(INSTANCE "/buffer_size_kb", "4096", 0));
+	ASSERT_EQ(0, start(&w, "writer", NULL));
+	r.pid = w.pid;
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	snprintf(path, sizeof(path), INSTANCE "/events/%s/enable", event);
+	EXPECT_EQ(0, put(INSTANCE "/set_event_pid", pid, 0));
+	EXPECT_EQ(0, put(path, "1", 0));
+	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_ftrace, &r));
+	put(INSTANCE "/tracing_on", "0", 0);
+	put(path, "0", 0);
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+	ftrace_read(&r, true);
+	for (i = 0; i < r.events; i++)
+		sampler_add_chain(&w.s, w.pid, &r.frames[i * MAX_FRAMES],
+				  r.nr[i]);
+	snprintf(path, sizeof(path), "ftrace userstacktrace (%s)", event);
+	EXPECT_TRUE(judge(path, &w, on, true));
+	wl_cleanup(&w);
+	free(r.frames);
+	free(r.nr);
+	rmdir(INSTANCE);
+}
+
+TEST_F_TIMEOUT(consumer, ftrace_syscall, 300)
+{
+	if (!tracefs_ready())
+		SKIP(return, "no syscalls:sys_enter_write event");
+	ftrace_case(_metadata, "syscalls/sys_enter_write", variant->sframe);
+}
+
+TEST_F_TIMEOUT(consumer, ftrace_kprobe, 300)
+{
+	if (!tracefs_ready() || access(TRACEFS "/kprobe_events", W_OK))
+		SKIP(return, "no kprobe events");
+	put(TRACEFS "/kprobe_events", "-:" KPROBE_GROUP "/vfs_write", O_APPEND);
+	ASSERT_EQ(0, put(TRACEFS "/kprobe_events",
+			 "p:" KPROBE_GROUP "/vfs_write vfs_write", O_APPEND));
+	ftrace_case(_metadata, KPROBE_GROUP "/vfs_write", variant->sframe);
+	put(TRACEFS "/kprobe_events", "-:" KPROBE_GROUP "/vfs_write", O_APPEND);
+}
+
+/* ---- BPF ---- */
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
+			     .src_reg = (s), .off = (o), .imm = (i) })
+#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define ADD_IMM(d, i)	INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define STX_DW(d, s, o)	INSN(BPF_STX | BPF_DW | BPF_MEM, d, s, o, 0)
+#define CALL(f)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+/* a map's address: two instructions, MAP_FD then IMM64_HI */
+#define MAP_FD(d, fd)	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
+#define IMM64_HI()	INSN(0, 0, 0, 0, 0)
+
+#define STACK_BYTES	(MAX_FRAMES * 8)
+#define QUEUE_ENTRIES	8192
+#define MAX_KEEP	200000
+
+/* The kernel has the bpf() system call (its sysctl comes with it). */
+static bool bpf_ready(void)
+{
+	return !access("/proc/sys/kernel/unprivileged_bpf_disabled", F_OK);
+}
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int map_create(uint32_t type, uint32_t key, uint32_t value,
+		      uint32_t entries)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = key;
+	a.value_size = value;
+	a.max_entries = entries;
+	return sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+static int prog_load(uint32_t type, const struct bpf_insn *insns,
+		     unsigned int nr)
+{
+	static char log[65536];
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = nr;
+	a.license = (uintptr_t)"GPL";
+	a.log_buf = (uintptr_t)log;
+	a.log_size = sizeof(log);
+	a.log_level = 1;
+	fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (fd < 0)
+		diag("BPF_PROG_LOAD: %s\n%s\n", strerror(errno), log);
+	return fd;
+}
+
+static int map_pop(int fd, void *value)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.value = (uintptr_t)value;
+	return sys_bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &a);
+}
+
+static int map_lookup(int fd, const void *key, void *value)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (uintptr_t)key;
+	a.value = (uintptr_t)value;
+	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+}
+
+struct bpf_run {
+	int queue;		/* events, in order */
+	int stackmap;		/* -1: the queue holds the stacks */
+	bool writer;		/* the writer workload, or the spin */
+	unsigned long events;
+	uint64_t (*stacks)[1 + MAX_FRAMES];	/* length (or id), frames */
+	size_t cap;
+};
+
+/* Pop what the program pushed (a queue's worth at most: it keeps coming). */
+static void bpf_drain(struct bpf_run *r)
+{
+	uint64_t v[1 + MAX_FRAMES];
+	unsigned int n = 0;
+
+	memset(v, 0, sizeof(v));
+	while (n++ < QUEUE_ENTRIES && !map_pop(r->queue, v)) {
+		if (r->events == MAX_KEEP)
+			continue;
+		if (r->events == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 1024;
+			r->stacks = realloc(r->stacks, r->cap * sizeof(*r->stacks));
+			if (!r->stacks)
+				return;
+		}
+		memcpy(r->stacks[r->events++], v, sizeof(v));
+		memset(v, 0, sizeof(v));
+	}
+}
+
+/* The events' chains as samples of the workload (again from the start). */
+static void bpf_symbolize(struct bpf_run *r, struct wl_run *w)
+{
+	unsigned long i;
+
+	sampler_decode(&w->s);
+	for (i = 0; i < r->events; i++) {
+		uint64_t ips[MAX_FRAMES] = { 0 }, *v = r->stacks[i];
+		unsigned int n = 0;
+
+		if (r->stackmap >= 0) {
+			uint32_t id = v[0];
+
+			if ((int64_t)v[0] >= 0)
+				map_lookup(r->stackmap, &id, ips);
+		} else if ((int64_t)v[0] > 0) {
+			memcpy(ips, v + 1, v[0] < STACK_BYTES ? v[0] : STACK_BYTES);
+		}
+		while (n < MAX_FRAMES && ips[n])
+			n++;
+		sampler_add_chain(&w->s, w->pid, ips, n);
+	}
+}
+
+/* Enough events: of the writer, or of the spin with its leaf in c. */
+static bool enough_bpf(struct wl_run *w, void *arg)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct bpf_run *r = arg;
+	struct chain_stats st;
+
+	bpf_drain(r);
+	bpf_symbolize(r, w);
+	f.pid = w->pid;
+	chain_count(&w->s, &f, spin, ARRAY_SIZE(spin), 0, &st);
+	return (r->writer ? st.total : st.leaf) >= MIN_EVENTS;
+}
+
+/* Run @prog on @type/@config events of the workload in @mode. */
+static void bpf_case(struct __test_metadata *_metadata, struct bpf_run *r,
+		     int prog, uint32_t type, uint64_t config, uint64_t period,
+		     const char *mode, const char *label, bool on)
+{
+	struct wl_run w;
+	int ev;
+
+	ASSERT_LE(0, prog);
+	r->writer = !strcmp(mode, "writer");
+	ASSERT_EQ(0, start(&w, mode, NULL));
+	ev = perf_open(type, config, period, w.pid);
+	ASSERT_LE(0, ev);
+	ASSERT_EQ(0, ioctl(ev, PERF_EVENT_IOC_SET_BPF, prog));
+	ASSERT_EQ(0, ioctl(ev, PERF_EVENT_IOC_ENABLE, 0));
+	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_bpf, r));
+	close(ev);
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+	bpf_drain(r);
+	bpf_symbolize(r, &w);
+	EXPECT_TRUE(judge(label, &w, on, r->writer));
+	wl_cleanup(&w);
+	free(r->stacks);
+}
+
+/*
+ * Perf event program: bpf_get_stack(ctx, buf, size, BPF_F_USER_STACK) and
+ * the length it returned, pushed to @queue as { length, frames }.
+ */
+static int get_stack_prog(int queue)
+{
+	const struct bpf_insn insns[] = {
+		MOV_REG(BPF_REG_2, BPF_REG_10),
+		ADD_IMM(BPF_REG_2, -STACK_BYTES),
+		MOV_IMM(BPF_REG_3, STACK_BYTES),
+		MOV_IMM(BPF_REG_4, BPF_F_USER_STACK),
+		CALL(BPF_FUNC_get_stack),
+		STX_DW(BPF_REG_10, BPF_REG_0, -STACK_BYTES - 8),
+		MAP_FD(BPF_REG_1, queue),
+		IMM64_HI(),
+		MOV_REG(BPF_REG_2, BPF_REG_10),
+		ADD_IMM(BPF_REG_2, -STACK_BYTES - 8),
+		MOV_IMM(BPF_REG_3, 0),
+		CALL(BPF_FUNC_map_push_elem),
+		MOV_IMM(BPF_REG_0, 0),
+		EXIT(),
+	};
+
+	return prog_load(BPF_PROG_TYPE_PERF_EVENT, insns, ARRAY_SIZE(insns));
+}
+
+/*
+ * Tracepoint program: bpf_get_stackid(ctx, @stackmap, BPF_F_USER_STACK),
+ * the id (or error) pushed to @queue.
+ */
+static int get_stackid_prog(int stackmap, int queue)
+{
+	const struct bpf_insn insns[] = {
+		MAP_FD(BPF_REG_2, stackmap),
+		IMM64_HI(),
+		MOV_IMM(BPF_REG_3, BPF_F_USER_STACK),
+		CALL(BPF_FUNC_get_stackid),
+		STX_DW(BPF_REG_10, BPF_REG_0, -8),
+		MAP_FD(BPF_REG_1, queue),
+		IMM64_HI(),
+		MOV_REG(BPF_REG_2, BPF_REG_10),
+		ADD_IMM(BPF_REG_2, -8),
+		MOV_IMM(BPF_REG_3, 0),
+		CALL(BPF_FUNC_map_push_elem),
+		MOV_IMM(BPF_REG_0, 0),
+		EXIT(),
+	};
+
+	return prog_load(BPF_PROG_TYPE_TRACEPOINT, insns, ARRAY_SIZE(insns));
+}
+
+/* bpf_get_stack(ctx, buf, size, BPF_F_USER_STACK) from cpu-clock samples */
+TEST_F_TIMEOUT(consumer, bpf_perf_event, 300)
+{
+	struct bpf_run r = { .stackmap = -1 };
+	int prog;
+
+	if (!bpf_ready())
+		SKIP(return, "no bpf() (CONFIG_BPF_SYSCALL)");
+
+	r.queue = map_create(BPF_MAP_TYPE_QUEUE, 0, 8 + STACK_BYTES, QUEUE_ENTRIES);
+	ASSERT_LE(0, r.queue);
+	prog = get_stack_prog(r.queue);
+	bpf_case(_metadata, &r, prog, PERF_TYPE_SOFTWARE,
+		 PERF_COUNT_SW_CPU_CLOCK, 100000, "",
+		 "bpf_get_stack() on cpu-clock", variant->sframe);
+	close(prog);
+	close(r.queue);
+}
+
+/* bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK) on sys_enter_write */
+TEST_F_TIMEOUT(consumer, bpf_tracepoint, 300)
+{
+	struct bpf_run r = { 0 };
+	long id;
+	int prog;
+
+	if (!tracefs_ready())
+		SKIP(return, "no syscalls:sys_enter_write tracepoint");
+	if (!bpf_ready())
+		SKIP(return, "no bpf() (CONFIG_BPF_SYSCALL)");
+	id = tracepoint_id("syscalls/sys_enter_write");
+	ASSERT_LE(0, id);
+	r.queue = map_create(BPF_MAP_TYPE_QUEUE, 0, 8, QUEUE_ENTRIES);
+	ASSERT_LE(0, r.queue);
+	r.stackmap = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, STACK_BYTES, 256);
+	ASSERT_LE(0, r.stackmap);
+	prog = get_stackid_prog(r.stackmap, r.queue);
+	bpf_case(_metadata, &r, prog, PERF_TYPE_TRACEPOINT, id, 1, "writer",
+		 "bpf_get_stackid() on syscalls:sys_enter_write",
+		 variant->sframe);
+	close(prog);
+	close(r.stackmap);
+	close(r.queue);
+}
+
+/*
+ * The writer: "writer" writes until SIGUSR1; "writer:N" N times from each
+ * path, then exits; "writer:N:wait" then waits for a signal (a tracer that
+ * symbolizes when it ends needs the process alive).  "spin:MS" spins in c
+ * for MS ms of CPU time.
+ */
+static void workload(const char *mode)
+{
+	unsigned long n = 0, i;
+	char wait[8] = "";
+
+	wl_init();
+	/* for a tracer that reports bare addresses: where everything is */
+	if (getenv("WL_MAPS")) {
+		FILE *in = fopen("/proc/self/maps", "r");
+		FILE *out = fopen(getenv("WL_MAPS"), "w");
+		int ch;
+
+		while (in && out && (ch = fgetc(in)) != EOF)
+			fputc(ch, out);
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+	}
+	if (sscanf(mode, "spin:%lu", &n) == 1) {
+		struct itimerval it = { .it_value = {
+			.tv_sec = n / 1000, .tv_usec = (n % 1000) * 1000 } };
+		/* CPU time: the same samples however busy the machine is */
+		signal(SIGPROF, stop_on_prof);
+		setitimer(ITIMER_PROF, &it, NULL);
+	}
+	if (strncmp(mode, "writer", 6)) {
+		a();
+		return;
+	}
+	sscanf(mode, "writer:%lu:%7s", &n, wait);
+	wr_fd = open("/dev/null", O_WRONLY);
+	for (i = 0; !workload_stop && (!n || i < n); i++) {
+		wr_a();
+		wr_b();
+	}
+	while (!strcmp(wait, "wait") && !workload_stop)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = wl_mode(argc, argv);
+
+	if (mode) {
+		workload(mode);
+		return 0;
+	}
+	if (geteuid()) {
+		ksft_print_msg("needs root (tracefs, bpf(), the sysctl)\n");
+		return KSFT_SKIP;
+	}
+	return test_harness_run(argc, argv);
+}

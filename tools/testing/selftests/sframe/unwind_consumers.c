@@ -3,8 +3,8 @@
  * The consumers of user call chains other than perf sampling get the same
  * SFrame chains: a system-call tracepoint opened with perf_event_open(),
  * ftrace's userstacktrace on a system-call event and on a kprobe event,
- * and BPF programs calling bpf_get_stack() from a perf event and
- * bpf_get_stackid() from a tracepoint.
+ * and BPF programs calling bpf_get_stack() or bpf_get_stackid() from a
+ * perf event and from a tracepoint.
  *
  * The "writer" workload writes from two call paths, through libc's write(),
  * which has no SFrame data:
@@ -12,7 +12,7 @@
  *	main -> wr_b -> emit -> write()
  * Every event of the workload must show one of the two whole chains, both
  * paths must be seen, and with kernel.unwind_user_sframe=0 no event may.
- * The bpf_get_stack() case samples the main -> a -> b -> c spin.
+ * The BPF perf event programs sample the main -> a -> b -> c spin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -573,10 +573,11 @@ static void bpf_case(struct __test_metadata *_metadata, struct bpf_run *r,
 }
 
 /*
- * Perf event program: bpf_get_stack(ctx, buf, size, BPF_F_USER_STACK) and
- * the length it returned, pushed to @queue as { length, frames }.
+ * bpf_get_stack(ctx, buf, size, BPF_F_USER_STACK) and the length it
+ * returned, pushed to @queue as { length, frames }.  The same code for a
+ * perf event and a tracepoint program: only the context differs.
  */
-static int get_stack_prog(int queue)
+static int get_stack_prog(uint32_t type, int queue)
 {
 	const struct bpf_insn insns[] = {
 		MOV_REG(BPF_REG_2, BPF_REG_10),
@@ -595,14 +596,14 @@ static int get_stack_prog(int queue)
 		EXIT(),
 	};
 
-	return prog_load(BPF_PROG_TYPE_PERF_EVENT, insns, ARRAY_SIZE(insns));
+	return prog_load(type, insns, ARRAY_SIZE(insns));
 }
 
 /*
- * Tracepoint program: bpf_get_stackid(ctx, @stackmap, BPF_F_USER_STACK),
- * the id (or error) pushed to @queue.
+ * bpf_get_stackid(ctx, @stackmap, BPF_F_USER_STACK), the id (or error)
+ * pushed to @queue.
  */
-static int get_stackid_prog(int stackmap, int queue)
+static int get_stackid_prog(uint32_t type, int stackmap, int queue)
 {
 	const struct bpf_insn insns[] = {
 		MAP_FD(BPF_REG_2, stackmap),
@@ -620,52 +621,75 @@ static int get_stackid_prog(int stackmap, int queue)
 		EXIT(),
 	};
 
-	return prog_load(BPF_PROG_TYPE_TRACEPOINT, insns, ARRAY_SIZE(insns));
+	return prog_load(type, insns, ARRAY_SIZE(insns));
 }
 
-/* bpf_get_stack(ctx, buf, size, BPF_F_USER_STACK) from cpu-clock samples */
-TEST_F_TIMEOUT(consumer, bpf_perf_event, 300)
+/*
+ * A BPF program taking user stacks with bpf_get_stackid() (@stackid) or
+ * bpf_get_stack(): on sys_enter_write of the writer (@tracepoint), or on
+ * cpu-clock samples of the spin.
+ */
+static void bpf_test(struct __test_metadata *_metadata, bool stackid,
+		     bool tracepoint, bool on)
 {
 	struct bpf_run r = { .stackmap = -1 };
+	char label[128];
+	long id = 0;
 	int prog;
 
-	if (!bpf_ready())
-		SKIP(return, "no bpf() (CONFIG_BPF_SYSCALL)");
-
-	r.queue = map_create(BPF_MAP_TYPE_QUEUE, 0, 8 + STACK_BYTES, QUEUE_ENTRIES);
-	ASSERT_LE(0, r.queue);
-	prog = get_stack_prog(r.queue);
-	bpf_case(_metadata, &r, prog, PERF_TYPE_SOFTWARE,
-		 PERF_COUNT_SW_CPU_CLOCK, 100000, "",
-		 "bpf_get_stack() on cpu-clock", variant->sframe);
-	close(prog);
-	close(r.queue);
-}
-
-/* bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK) on sys_enter_write */
-TEST_F_TIMEOUT(consumer, bpf_tracepoint, 300)
-{
-	struct bpf_run r = { 0 };
-	long id;
-	int prog;
-
-	if (!tracefs_ready())
+	if (tracepoint && !tracefs_ready())
 		SKIP(return, "no syscalls:sys_enter_write tracepoint");
 	if (!bpf_ready())
 		SKIP(return, "no bpf() (CONFIG_BPF_SYSCALL)");
-	id = tracepoint_id("syscalls/sys_enter_write");
-	ASSERT_LE(0, id);
-	r.queue = map_create(BPF_MAP_TYPE_QUEUE, 0, 8, QUEUE_ENTRIES);
+	if (tracepoint) {
+		id = tracepoint_id("syscalls/sys_enter_write");
+		ASSERT_LE(0, id);
+	}
+	r.queue = map_create(BPF_MAP_TYPE_QUEUE, 0,
+			     stackid ? 8 : 8 + STACK_BYTES, QUEUE_ENTRIES);
 	ASSERT_LE(0, r.queue);
-	r.stackmap = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, STACK_BYTES, 256);
-	ASSERT_LE(0, r.stackmap);
-	prog = get_stackid_prog(r.stackmap, r.queue);
-	bpf_case(_metadata, &r, prog, PERF_TYPE_TRACEPOINT, id, 1, "writer",
-		 "bpf_get_stackid() on syscalls:sys_enter_write",
-		 variant->sframe);
+	if (stackid) {
+		r.stackmap = map_create(BPF_MAP_TYPE_STACK_TRACE, 4,
+					STACK_BYTES, 256);
+		ASSERT_LE(0, r.stackmap);
+	}
+	snprintf(label, sizeof(label), "%s from a %s program",
+		 stackid ? "bpf_get_stackid()" : "bpf_get_stack()",
+		 tracepoint ? "sys_enter_write tracepoint" :
+			      "cpu-clock perf event");
+	if (stackid)
+		prog = get_stackid_prog(tracepoint ? BPF_PROG_TYPE_TRACEPOINT :
+						     BPF_PROG_TYPE_PERF_EVENT,
+					r.stackmap, r.queue);
+	else
+		prog = get_stack_prog(tracepoint ? BPF_PROG_TYPE_TRACEPOINT :
+						   BPF_PROG_TYPE_PERF_EVENT,
+				      r.queue);
+	if (tracepoint)
+		bpf_case(_metadata, &r, prog, PERF_TYPE_TRACEPOINT, id, 1,
+			 "writer", label, on);
+	else
+		bpf_case(_metadata, &r, prog, PERF_TYPE_SOFTWARE,
+			 PERF_COUNT_SW_CPU_CLOCK, 100000, "", label, on);
 	close(prog);
-	close(r.stackmap);
+	if (r.stackmap >= 0)
+		close(r.stackmap);
 	close(r.queue);
+}
+
+TEST_F_TIMEOUT(consumer, bpf_perf_event_stack, 300)
+{
+	bpf_test(_metadata, false, false, variant->sframe);
+}
+
+TEST_F_TIMEOUT(consumer, bpf_tracepoint_stack, 300)
+{
+	bpf_test(_metadata, false, true, variant->sframe);
+}
+
+TEST_F_TIMEOUT(consumer, bpf_tracepoint_stackid, 300)
+{
+	bpf_test(_metadata, true, true, variant->sframe);
 }
 
 /*

@@ -1388,6 +1388,18 @@ static unsigned long goal_count(const struct sampler *s,
 	return best;
 }
 
+/* One poll of a phase: wait, drain; -ECHILD if the workload has exited. */
+static int wl_poll(struct wl_run *w)
+{
+	sleep_ms(POLL_MS);
+	sampler_drain(&w->s);
+	if (wl_reap(w)) {
+		diag("workload exited early (status 0x%x)\n", w->status);
+		return -ECHILD;
+	}
+	return 0;
+}
+
 int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
 		   const struct phase_goal *goals, unsigned int nr_goals)
 {
@@ -1395,13 +1407,8 @@ int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
 	unsigned int i;
 
 	for (;;) {
-		sleep_ms(POLL_MS);
-		sampler_drain(&w->s);
-		if (wl_reap(w)) {
-			diag("workload exited early (status 0x%x)\n",
-			     w->status);
+		if (wl_poll(w))
 			return -ECHILD;
-		}
 		now = now_ms();
 		if (now < next)
 			continue;
@@ -1434,13 +1441,8 @@ int wl_run_until(struct wl_run *w, unsigned int max_ms,
 	int ret = -ETIMEDOUT;
 
 	for (;;) {
-		sleep_ms(POLL_MS);
-		sampler_drain(&w->s);
-		if (wl_reap(w)) {
-			diag("workload exited early (status 0x%x)\n",
-			     w->status);
+		if (wl_poll(w))
 			return -ECHILD;
-		}
 		now = now_ms();
 		if (now < next)
 			continue;

@@ -217,7 +217,7 @@ bool wl_exit_ok(const struct wl_run *w);
 int self_path(char *buf, size_t len);
 int self_dir_file(char *buf, size_t len, const char *name);
 int elf_has_sframe(const char *path);
-/* An integer sysctl: its value or -errno; 0 or -errno. */
+/* An integer in a file (a sysctl): its value or -errno; 0 or -errno. */
 int sysctl_int_read(const char *path);
 int sysctl_int_write(const char *path, int val);
 

@@ -164,6 +164,21 @@ guest_cc() {
 	esac
 }
 
+# v3_fixture LABEL DIR: the SFrame version 3 selftest (unwind_v3 and its
+# library), which only binutils 2.46 can build, from the committed fixtures
+# (harness/fixtures/sframe-v3/regen.sh) into DIR, unless the selftests'
+# make built it (SFRAME_V3_BINUTILS). Fails when the fixtures are older than
+# the sources they were built from.
+v3_fixture() {
+	local label=$1 dir=$2 fix=$TOP/harness/fixtures/sframe-v3
+	[ -e "$dir/unwind_v3" ] && return 1
+	if ! (cd "$TOP" && sha256sum --quiet -c "$fix/SOURCES") >/dev/null 2>&1; then
+		not_ok "$label: SFrame v3 fixtures older than their sources (run harness/fixtures/sframe-v3/regen.sh)"
+		return 1
+	fi
+	cp "$fix/$arch/unwind_v3" "$fix/$arch/libsf_v3.so" "$dir/" || return 1
+}
+
 # judge_selftests LABEL SHARE LIMIT NAME...: one TAP line per selftest
 # program, from the results a guest left in SHARE/results.
 judge_selftests() {
@@ -275,6 +290,7 @@ group_arch() {
 		if make -C "$sdir" "${mk[@]}" >"$A/selftests-build.log" 2>&1 &&
 		   mapfile -t names < <(selftest_names "$sdir" "${mk[@]}") && [ ${#names[@]} -gt 0 ]; then
 			ok "$label: selftests build ($sdir: ${#names[@]} programs, $cc)"
+			v3_fixture "$label" "$share/selftests" && names+=(unwind_v3)
 			# Scripts listed in TEST_PROGS live in the source directory.
 			for t in "${names[@]}"; do
 				[ -e "$share/selftests/$t" ] || [ ! -e "$sdir/$t" ] || cp "$sdir/$t" "$share/selftests/"

@@ -372,7 +372,9 @@ static void test_header(void)
 				{ "magic byte-swapped", 0, 2, 0xe2de, 0, EXP_INIT },
 				{ "magic 0", 0, 2, 0, 0, EXP_INIT },
 				{ "version 0", 2, 1, 0, 0, EXP_INIT },
-				{ "version 3", 2, 1, 3, 0, EXP_INIT },
+				/* a v1/v2 layout read as v3: 16-byte index entries */
+				{ "version 3", 2, 1, 3, 0, EXP_REJECT },
+				{ "version 4", 2, 1, 4, 0, EXP_INIT },
 				{ "version 255", 2, 1, 255, 0, EXP_INIT },
 				{ "other version (FDE size changes)", 2, 1, version == 1 ? 2 : 1, 0, EXP_ANY },
 				{ "flags 0 (not sorted)", 3, 1, 0, 0, EXP_INIT },

@@ -76,6 +76,12 @@ done < <(cat "$OUT/progs.skip" 2>/dev/null)
 
 step oracle "$OUT/oracle_test" $(cat "$OUT/progs.list")
 step malformed "$OUT/malformed_test" $(cat "$OUT/progs.list")
+# SFrame v3: files linked by binutils 2.46, against its readelf's dumps.
+v3=()
+for f in "$HT"/../fixtures/sframe-v3/*/*.sframe.txt; do
+	[ -e "$f" ] && v3+=("${f%.sframe.txt}=$f")
+done
+step v3 "$OUT/v3_test" "${v3[@]}"
 step replay "$OUT/replay" "$HT/regress" "$OUT/corpus"
 
 if [ -e "$OUT/fuzz.skip" ]; then

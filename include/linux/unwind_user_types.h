@@ -34,6 +34,17 @@ enum unwind_user_type {
  * @ra_signed:	the saved return address carries a pointer authentication
  *		code that must be removed before use
  * @outermost:	this is the outermost frame: it has no caller
+ * @flags:	UNWIND_USER_F_* rules that only SFrame v3 flexible rows
+ *		express; 0 for every other frame
+ * @cfa_reg:	with UNWIND_USER_F_CFA_REG, the DWARF register the CFA is
+ *		based on (neither the stack nor the frame pointer)
+ * @ra_reg:	with UNWIND_USER_F_RA_REG, the DWARF register the return
+ *		address is found through: saved at @ra_off from it if
+ *		@ra_saved, else its value plus @ra_off
+ * @fp_reg:	with UNWIND_USER_F_FP_REG, likewise for the frame pointer
+ *
+ * A register other than the stack and frame pointers is known in the
+ * innermost frame only: a rule that needs one ends the walk deeper down.
  */
 struct unwind_user_frame {
 	s32	cfa_off;
@@ -44,6 +55,19 @@ struct unwind_user_frame {
 	bool	fp_saved;
 	bool	ra_signed;
 	bool	outermost;
+	u8	flags;
+	u8	cfa_reg;
+	u8	ra_reg;
+	u8	fp_reg;
 };
+
+/* The CFA is based on @cfa_reg, not on the stack or frame pointer. */
+#define UNWIND_USER_F_CFA_REG		0x1
+/* The CFA is the word stored at base + @cfa_off (a realigned stack). */
+#define UNWIND_USER_F_CFA_DEREF		0x2
+/* The return address is found through @ra_reg, not the CFA. */
+#define UNWIND_USER_F_RA_REG		0x4
+/* The caller's frame pointer is found through @fp_reg, not the CFA. */
+#define UNWIND_USER_F_FP_REG		0x8
 
 #endif /* _LINUX_UNWIND_USER_TYPES_H */

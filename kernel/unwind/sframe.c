@@ -93,6 +93,19 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	case SFRAME_VERSION_2:
 		tbl->fde_size = sizeof(struct sframe_fde_v2);
 		break;
+	case SFRAME_VERSION_3:
+		/*
+		 * Function starts relative to their index entry, and the index
+		 * right after the header, as gas and ld always write them: the
+		 * readings of the specification that differ for an index
+		 * elsewhere are not needed.
+		 */
+		if (h->preamble.flags & ~SFRAME_V3_F_ALL ||
+		    !(h->preamble.flags & SFRAME_F_FDE_FUNC_START_PCREL) ||
+		    h->fdes_off)
+			return -EINVAL;
+		tbl->fde_size = sizeof(struct sframe_fde_v3);
+		break;
 	default:
 		/* A format this kernel does not know, not a malformed one. */
 		return -EOPNOTSUPP;
@@ -107,6 +120,11 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	if (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)
 		return -EINVAL;
 	if (h->fres_off > data_size || h->fre_len > data_size - h->fres_off)
+		return -EINVAL;
+	/* Version 3 rows follow the index, as attribute records and rows. */
+	if (h->preamble.version == SFRAME_VERSION_3 &&
+	    (h->fres_off < fdes_size ||
+	     h->fre_len / sizeof(struct sframe_fda_v3) < h->num_fdes))
 		return -EINVAL;
 	/* An FRE takes at least two bytes: a start address and its info. */
 	if (h->num_fres > h->fre_len / 2)
@@ -133,9 +151,10 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 struct sframe_fde {
 	unsigned long	func_start;
 	u32		func_size;
-	u32		fres_off;
+	u32		fres_off;	/* first row, from the FRE sub-section */
 	u32		fres_num;
 	u8		info;
+	u8		info2;		/* version 3 only, else 0 (DEFAULT) */
 	u8		rep_size;
 };
 
@@ -157,12 +176,114 @@ sframe_func_start(const struct sframe_table *tbl, unsigned long fde_addr,
 	return base + (long)start_addr;
 }
 
+/*
+ * Frame row entries are small (2 to 17 bytes) and read in sequence: they
+ * are read through a window, a copy of up to SFRAME_WINDOW_SIZE bytes of the
+ * row sub-section, so that a lookup usually reads a function's rows with
+ * one user copy.
+ */
+#define SFRAME_WINDOW_SIZE		64
+
+struct sframe_window {
+	unsigned long	start;		/* user address of buf[0] */
+	unsigned int	len;		/* bytes copied to buf */
+	bool		may_fault;
+	u8		buf[SFRAME_WINDOW_SIZE];
+};
+
+static inline void sframe_window_init(struct sframe_window *w, bool may_fault)
+{
+	w->start = 0;
+	w->len = 0;
+	w->may_fault = may_fault;
+}
+
+/*
+ * Make @len bytes of the row sub-section at @addr available at *@p, copying
+ * a new window from @addr on if the current one does not hold them.
+ */
+static int sframe_window_get(const struct sframe_table *tbl,
+			     struct sframe_window *w, unsigned long addr,
+			     unsigned int len, const u8 **p)
+{
+	unsigned long size;
+	int ret;
+
+	if (addr < tbl->fres_start || addr >= tbl->fres_end ||
+	    len > tbl->fres_end - addr || len > SFRAME_WINDOW_SIZE)
+		return -EINVAL;
+
+	if (addr < w->start || addr - w->start > w->len ||
+	    len > w->len - (addr - w->start)) {
+		/*
+		 * The validation reads exactly what it checks, so that it
+		 * never touches rows beyond those it has accounted for.
+		 */
+		size = w->may_fault ? len : tbl->fres_end - addr;
+		if (size > SFRAME_WINDOW_SIZE)
+			size = SFRAME_WINDOW_SIZE;
+		ret = sframe_read(tbl, w->buf, addr, size, w->may_fault);
+		if (ret)
+			return ret;
+		w->start = addr;
+		w->len = size;
+	}
+	*p = w->buf + (addr - w->start);
+	return 0;
+}
+
+/*
+ * The attribute record of a version 3 function, at @fde->fres_off until
+ * it is read, with the function's rows right behind it: read through @w,
+ * so that a lookup usually reads the rows with the same copy.
+ */
+static int sframe_read_attrs(const struct sframe_table *tbl,
+			     struct sframe_fde *fde, struct sframe_window *w)
+{
+	struct sframe_fda_v3 attr;
+	const u8 *buf;
+	int ret;
+
+	if (tbl->version != SFRAME_VERSION_3)
+		return 0;
+	ret = sframe_window_get(tbl, w, tbl->fres_start + fde->fres_off,
+				sizeof(attr), &buf);
+	if (ret)
+		return ret;
+	memcpy(&attr, buf, sizeof(attr));
+	fde->fres_off += sizeof(attr);
+	fde->fres_num = attr.fres_num;
+	fde->info = attr.info;
+	fde->info2 = attr.info2;
+	fde->rep_size = attr.rep_size;
+	return 0;
+}
+
+/*
+ * Read the descriptor @idx (of version 3: its index entry; the rest is
+ * read by sframe_read_attrs()).
+ */
 static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 			   struct sframe_fde *fde, bool may_fault)
 {
 	unsigned long addr = sframe_fde_addr(tbl, idx);
+	struct sframe_fde_v3 raw3;
 	struct sframe_fde_v2 raw;
 	int ret;
+
+	if (tbl->version == SFRAME_VERSION_3) {
+		ret = sframe_read(tbl, &raw3, addr, sizeof(raw3), may_fault);
+		if (ret)
+			return ret;
+		fde->func_start = addr + raw3.start_off;
+		fde->func_size = raw3.func_size;
+		fde->fres_off = raw3.attr_off;
+		fde->fres_num = 0;
+		fde->info = 0;
+		fde->info2 = 0;
+		fde->rep_size = 0;
+		return 0;
+	}
 
 	/* A v1 descriptor is the first 17 bytes of a v2 one. */
 	ret = sframe_read(tbl, &raw, addr, tbl->fde_size, may_fault);
@@ -174,6 +295,7 @@ static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 	fde->fres_off = raw.fres_off;
 	fde->fres_num = raw.fres_num;
 	fde->info = raw.info;
+	fde->info2 = SFRAME_V3_FDE_TYPE_DEFAULT;
 	if (tbl->version == SFRAME_VERSION_1)
 		fde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
 	else
@@ -194,7 +316,9 @@ static int sframe_search_fdes(const struct sframe_table *tbl,
 	unsigned long size = (unsigned long)tbl->num_fdes * tbl->fde_size;
 	const void __user *fdes = (const void __user *)tbl->fdes_start;
 	u32 lo = 0, hi = tbl->num_fdes;
+	unsigned long func;
 	bool found = false;
+	s64 start64;
 	s32 start;
 
 	if (!tbl->num_fdes)
@@ -210,9 +334,17 @@ static int sframe_search_fdes(const struct sframe_table *tbl,
 		u32 mid = lo + (hi - lo) / 2;
 		unsigned long addr = sframe_fde_addr(tbl, mid);
 
-		/* start_addr is the first field of both descriptor versions */
-		unsafe_get_user(start, (const s32 __user *)addr, fault_end);
-		if (sframe_func_start(tbl, addr, start) <= ip) {
+		/* The function start is the first field of every version. */
+		if (tbl->version == SFRAME_VERSION_3) {
+			unsafe_get_user(start64, (const s64 __user *)addr,
+					fault_end);
+			func = addr + start64;
+		} else {
+			unsafe_get_user(start, (const s32 __user *)addr,
+					fault_end);
+			func = sframe_func_start(tbl, addr, start);
+		}
+		if (func <= ip) {
 			*idx = mid;
 			found = true;
 			lo = mid + 1;
@@ -277,62 +409,6 @@ static inline unsigned int sframe_offset_size(u8 fre_info)
 	return 0;
 }
 
-/*
- * Frame row entries are small (2 to 17 bytes) and read in sequence: they
- * are read through a window, a copy of up to SFRAME_WINDOW_SIZE bytes of the
- * row sub-section, so that a lookup usually reads a function's rows with
- * one user copy.
- */
-#define SFRAME_WINDOW_SIZE		64
-
-struct sframe_window {
-	unsigned long	start;		/* user address of buf[0] */
-	unsigned int	len;		/* bytes copied to buf */
-	bool		may_fault;
-	u8		buf[SFRAME_WINDOW_SIZE];
-};
-
-static inline void sframe_window_init(struct sframe_window *w, bool may_fault)
-{
-	w->start = 0;
-	w->len = 0;
-	w->may_fault = may_fault;
-}
-
-/*
- * Make @len bytes of the row sub-section at @addr available at *@p, copying
- * a new window from @addr on if the current one does not hold them.
- */
-static int sframe_window_get(const struct sframe_table *tbl,
-			     struct sframe_window *w, unsigned long addr,
-			     unsigned int len, const u8 **p)
-{
-	unsigned long size;
-	int ret;
-
-	if (addr < tbl->fres_start || addr >= tbl->fres_end ||
-	    len > tbl->fres_end - addr || len > SFRAME_WINDOW_SIZE)
-		return -EINVAL;
-
-	if (addr < w->start || addr - w->start > w->len ||
-	    len > w->len - (addr - w->start)) {
-		/*
-		 * The validation reads exactly what it checks, so that it
-		 * never touches rows beyond those it has accounted for.
-		 */
-		size = w->may_fault ? len : tbl->fres_end - addr;
-		if (size > SFRAME_WINDOW_SIZE)
-			size = SFRAME_WINDOW_SIZE;
-		ret = sframe_read(tbl, w->buf, addr, size, w->may_fault);
-		if (ret)
-			return ret;
-		w->start = addr;
-		w->len = size;
-	}
-	*p = w->buf + (addr - w->start);
-	return 0;
-}
-
 /* One frame row entry, as the scan sees it. */
 struct sframe_fre {
 	unsigned long	addr;		/* user address of the entry */
@@ -344,7 +420,8 @@ struct sframe_fre {
 /* Read and check the start address and info byte of the FRE at @addr. */
 static int sframe_read_fre(const struct sframe_table *tbl,
 			   struct sframe_window *w, unsigned long addr,
-			   unsigned int addr_size, struct sframe_fre *fre)
+			   unsigned int addr_size, unsigned int max_words,
+			   struct sframe_fre *fre)
 {
 	unsigned int count, off_size;
 	const u8 *buf;
@@ -375,7 +452,7 @@ static int sframe_read_fre(const struct sframe_table *tbl,
 	/* No offset at all marks the outermost frame (SFrame v2 erratum). */
 	count = SFRAME_FRE_OFFSET_COUNT(fre->info);
 	off_size = sframe_offset_size(fre->info);
-	if (count > SFRAME_FRE_MAX_OFFSETS || !off_size)
+	if (count > max_words || !off_size)
 		return -EINVAL;
 
 	fre->size = addr_size + 1 + count * off_size;
@@ -401,11 +478,134 @@ static s32 sframe_offset(const u8 *p, unsigned int size)
 	}
 }
 
-/* Turn the offsets of @fre into an unwinding rule. */
+/* A control word of a flexible row: read unsigned. */
+static u32 sframe_word(const u8 *p, unsigned int size)
+{
+	u16 w16;
+	u32 w32;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&w16, p, sizeof(w16));
+		return w16;
+	default:
+		memcpy(&w32, p, sizeof(w32));
+		return w32;
+	}
+}
+
+/* The DWARF numbers of the stack and frame pointers of @abi. */
+static void sframe_abi_regs(u8 abi, unsigned int *sp, unsigned int *fp)
+{
+	if (abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE) {
+		*sp = SFRAME_AMD64_DWARF_SP;
+		*fp = SFRAME_AMD64_DWARF_FP;
+	} else {
+		*sp = SFRAME_AARCH64_DWARF_SP;
+		*fp = SFRAME_AARCH64_DWARF_FP;
+	}
+}
+
+/*
+ * The RA or FP rule of a flexible row, from the data word at *@i on: none
+ * (a zero word, or no word left: the default rule), a slot at an offset
+ * from the CFA, or a rule through a register (%UNWIND_USER_F_RA_REG or
+ * %UNWIND_USER_F_FP_REG in @reg_flag). The CFA plus an offset, without a
+ * load, cannot be a saved return address or frame pointer.
+ *
+ * Return: 1 if a rule was read, 0 for the default, -EINVAL if malformed.
+ */
+static int sframe_flex_rule(const u8 *buf, unsigned int size,
+			    unsigned int count, unsigned int *i,
+			    struct unwind_user_frame *frame, u8 reg_flag,
+			    u8 *reg, bool *saved, s32 *off)
+{
+	u32 ctl;
+
+	if (*i >= count)
+		return 0;
+	ctl = sframe_word(buf + *i * size, size);
+	if (!ctl) {
+		(*i)++;
+		return 0;
+	}
+	if (*i + 1 >= count || (ctl & SFRAME_V3_FLEX_RESERVED) ||
+	    SFRAME_V3_FLEX_REGNUM(ctl) > SFRAME_V3_FLEX_MAX_REG)
+		return -EINVAL;
+	*off = sframe_offset(buf + (*i + 1) * size, size);
+	*i += 2;
+	*saved = SFRAME_V3_FLEX_DEREF_P(ctl);
+	if (!SFRAME_V3_FLEX_REG_P(ctl))
+		return *saved ? 1 : -EINVAL;
+	frame->flags |= reg_flag;
+	*reg = SFRAME_V3_FLEX_REGNUM(ctl);
+	return 1;
+}
+
+/*
+ * The data words of a flexible row: CFA pair, then the RA and the FP rule
+ * (see sframe_flex_rule()), and nothing more. The CFA is based on a
+ * register; on the stack or frame pointer it is the usual rule.
+ */
+static int sframe_flex_to_frame(const struct sframe_table *tbl,
+				const u8 *buf, unsigned int size,
+				unsigned int count,
+				struct unwind_user_frame *frame)
+{
+	unsigned int i = 2, sp, fp, reg;
+	u32 ctl;
+	int ret;
+
+	if (count < 2)
+		return -EINVAL;
+	ctl = sframe_word(buf, size);
+	reg = SFRAME_V3_FLEX_REGNUM(ctl);
+	if (!SFRAME_V3_FLEX_REG_P(ctl) || (ctl & SFRAME_V3_FLEX_RESERVED) ||
+	    reg > SFRAME_V3_FLEX_MAX_REG)
+		return -EINVAL;
+	frame->cfa_off = sframe_offset(buf + size, size);
+	if (SFRAME_V3_FLEX_DEREF_P(ctl))
+		frame->flags |= UNWIND_USER_F_CFA_DEREF;
+	sframe_abi_regs(tbl->abi, &sp, &fp);
+	if (reg == fp) {
+		frame->use_fp = true;
+	} else if (reg != sp) {
+		frame->flags |= UNWIND_USER_F_CFA_REG;
+		frame->cfa_reg = reg;
+	}
+
+	ret = sframe_flex_rule(buf, size, count, &i, frame,
+			       UNWIND_USER_F_RA_REG, &frame->ra_reg,
+			       &frame->ra_saved, &frame->ra_off);
+	if (ret < 0)
+		return ret;
+	if (!ret && tbl->fixed_ra_off) {
+		frame->ra_saved = true;
+		frame->ra_off = tbl->fixed_ra_off;
+	}
+
+	ret = sframe_flex_rule(buf, size, count, &i, frame,
+			       UNWIND_USER_F_FP_REG, &frame->fp_reg,
+			       &frame->fp_saved, &frame->fp_off);
+	if (ret < 0)
+		return ret;
+	if (!ret && tbl->fixed_fp_off) {
+		frame->fp_saved = true;
+		frame->fp_off = tbl->fixed_fp_off;
+	}
+	return i == count ? 0 : -EINVAL;
+}
+
+/*
+ * Turn the offsets of @fre, a row of a function of FDE type @fde_type,
+ * into an unwinding rule.
+ */
 static int sframe_fre_to_frame(const struct sframe_table *tbl,
 			       struct sframe_window *w,
 			       const struct sframe_fre *fre,
-			       unsigned int addr_size,
+			       unsigned int addr_size, u8 fde_type,
 			       struct unwind_user_frame *frame)
 {
 	unsigned int count = SFRAME_FRE_OFFSET_COUNT(fre->info);
@@ -425,10 +625,13 @@ static int sframe_fre_to_frame(const struct sframe_table *tbl,
 	if (ret)
 		return ret;
 
+	frame->ra_signed = SFRAME_FRE_MANGLED_RA_P(fre->info);
+	if (fde_type == SFRAME_V3_FDE_TYPE_FLEX)
+		return sframe_flex_to_frame(tbl, buf, size, count, frame);
+
 	frame->cfa_off = sframe_offset(buf, size);
 	frame->use_fp = SFRAME_FRE_CFA_BASE_REG_ID(fre->info) ==
 			SFRAME_BASE_REG_FP;
-	frame->ra_signed = SFRAME_FRE_MANGLED_RA_P(fre->info);
 
 	if (tbl->fixed_ra_off) {
 		frame->ra_saved = true;
@@ -455,6 +658,34 @@ static int sframe_fre_to_frame(const struct sframe_table *tbl,
 	return 0;
 }
 
+/*
+ * Check what the descriptor says about its rows: the size of their start
+ * addresses (*@addr_size), the most data words one may have (*@max_words),
+ * a bounded number of them, and no attribute this decoder does not know.
+ */
+static int sframe_fde_rows(const struct sframe_table *tbl,
+			   const struct sframe_fde *fde,
+			   unsigned int *addr_size, unsigned int *max_words)
+{
+	*addr_size = sframe_addr_size(SFRAME_FUNC_FRE_TYPE(fde->info));
+	if (!*addr_size || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)
+		return -EINVAL;
+	*max_words = SFRAME_FRE_MAX_OFFSETS;
+	if (tbl->version != SFRAME_VERSION_3)
+		return 0;
+	if ((fde->info & SFRAME_V3_FUNC_INFO_RESERVED) ||
+	    (fde->info2 & SFRAME_V3_INFO2_RESERVED))
+		return -EINVAL;
+	switch (SFRAME_V3_FDE_TYPE(fde->info2)) {
+	case SFRAME_V3_FDE_TYPE_DEFAULT:
+		return 0;
+	case SFRAME_V3_FDE_TYPE_FLEX:
+		*max_words = SFRAME_V3_FLEX_MAX_WORDS;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /**
  * sframe_find() - look up the unwinding rule for a user instruction pointer
  * @tbl:	a table set up by sframe_table_init()
@@ -474,8 +705,8 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 {
 	struct sframe_fre fre, found;
 	struct sframe_window w;
+	unsigned int addr_size, max_words, i;
 	struct sframe_fde fde;
-	unsigned int addr_size, i;
 	unsigned long addr;
 	u32 pc_off;
 	int ret;
@@ -483,10 +714,22 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	ret = sframe_find_fde(tbl, ip, &fde);
 	if (ret)
 		return ret;
-
-	addr_size = sframe_addr_size(SFRAME_FUNC_FRE_TYPE(fde.info));
-	if (!addr_size || fde.fres_num > SFRAME_MAX_FRES_PER_FDE)
-		return -EINVAL;
+	sframe_window_init(&w, false);
+	ret = sframe_read_attrs(tbl, &fde, &w);
+	if (ret)
+		return ret;
+	ret = sframe_fde_rows(tbl, &fde, &addr_size, &max_words);
+	if (ret)
+		return ret;
+	if (!fde.fres_num) {
+		/* Version 3: a DEFAULT function without rows is outermost. */
+		if (fde.info2 != SFRAME_V3_FDE_TYPE_DEFAULT ||
+		    SFRAME_V3_FUNC_SIGNAL_P(fde.info))
+			return -ENOENT;
+		memset(frame, 0, sizeof(*frame));
+		frame->outermost = true;
+		return 0;
+	}
 
 	pc_off = ip - fde.func_start;
 	if (SFRAME_FUNC_FDE_TYPE(fde.info) == SFRAME_FDE_TYPE_PCMASK) {
@@ -499,10 +742,10 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	if (addr < tbl->fres_start)
 		return -EINVAL;
 
-	sframe_window_init(&w, false);
 	found.size = 0;
 	for (i = 0; i < fde.fres_num; i++) {
-		ret = sframe_read_fre(tbl, &w, addr, addr_size, &fre);
+		ret = sframe_read_fre(tbl, &w, addr, addr_size, max_words,
+				      &fre);
 		if (ret)
 			return ret;
 		if (fre.start > pc_off)
@@ -513,7 +756,8 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	if (!found.size)
 		return -ENOENT;
 
-	return sframe_fre_to_frame(tbl, &w, &found, addr_size, frame);
+	return sframe_fre_to_frame(tbl, &w, &found, addr_size,
+				   SFRAME_V3_FDE_TYPE(fde.info2), frame);
 }
 
 /**
@@ -539,13 +783,20 @@ int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
 	return ret;
 }
 
+/*
+ * Check one function: inside the text, its attributes, and its rows, at
+ * most @fres_left of them (see sframe_table_validate_resume()). Reads the
+ * attribute record of a version 3 function into @fde.
+ */
 static int sframe_validate_fde(const struct sframe_table *tbl,
-			       const struct sframe_fde *fde)
+			       struct sframe_fde *fde, u64 fres_left)
 {
-	unsigned int addr_size, i;
+	unsigned int addr_size, max_words, i;
+	struct unwind_user_frame frame;
 	struct sframe_window w;
 	struct sframe_fre fre;
 	unsigned long addr;
+	u8 fde_type;
 	u32 limit;
 	int ret;
 
@@ -553,14 +804,29 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	    fde->func_start >= tbl->text_end ||
 	    fde->func_size > tbl->text_end - fde->func_start)
 		return -EINVAL;
-	if (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)
-		return -EINVAL;
 
-	addr_size = sframe_addr_size(SFRAME_FUNC_FRE_TYPE(fde->info));
-	if (!addr_size)
+	sframe_window_init(&w, true);
+	ret = sframe_read_attrs(tbl, fde, &w);
+	if (ret)
+		return ret;
+	ret = sframe_fde_rows(tbl, fde, &addr_size, &max_words);
+	if (ret)
+		return ret;
+	if (fde->fres_num > fres_left)
 		return -EINVAL;
+	fde_type = SFRAME_V3_FDE_TYPE(fde->info2);
+	/* Only a version 3 DEFAULT function may have no rows: outermost. */
+	if (!fde->fres_num)
+		return tbl->version == SFRAME_VERSION_3 &&
+		       fde_type == SFRAME_V3_FDE_TYPE_DEFAULT ? 0 : -EINVAL;
 
+	/*
+	 * Row starts are below the function size (version 3 also allows
+	 * one at the very end, which no instruction uses, as libsframe).
+	 */
 	limit = fde->func_size;
+	if (tbl->version == SFRAME_VERSION_3)
+		limit++;
 	if (SFRAME_FUNC_FDE_TYPE(fde->info) == SFRAME_FDE_TYPE_PCMASK) {
 		if (!fde->rep_size)
 			return -EINVAL;
@@ -571,7 +837,6 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	if (fde->fres_off >= tbl->fres_end - tbl->fres_start)
 		return -EINVAL;
 
-	sframe_window_init(&w, true);
 	fre.start = 0;
 	for (i = 0; i < fde->fres_num; i++) {
 		u32 prev = fre.start;
@@ -581,11 +846,19 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fre(tbl, &w, addr, addr_size, &fre);
+		ret = sframe_read_fre(tbl, &w, addr, addr_size, max_words,
+				      &fre);
 		if (ret)
 			return ret;
 		if (fre.start >= limit || (i && fre.start <= prev))
 			return -EINVAL;
+		/* Flexible rows can be malformed in more ways: decode them. */
+		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX) {
+			ret = sframe_fre_to_frame(tbl, &w, &fre, addr_size,
+						  fde_type, &frame);
+			if (ret)
+				return ret;
+		}
 		addr += fre.size;
 	}
 	return 0;
@@ -655,9 +928,7 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 			return ret;
 		if (v->next_fde && fde.func_start < v->prev_start)
 			return -EINVAL;
-		if (v->fres + fde.fres_num > tbl->num_fres)
-			return -EINVAL;
-		ret = sframe_validate_fde(tbl, &fde);
+		ret = sframe_validate_fde(tbl, &fde, tbl->num_fres - v->fres);
 		if (ret)
 			return ret;
 		v->fres += fde.fres_num;

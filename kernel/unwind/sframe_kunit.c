@@ -49,8 +49,39 @@ static void sf_init(struct sf_builder *b, u8 version, u8 flags, s8 ra, s8 fp)
 
 static size_t sf_fde_size(const struct sf_builder *b)
 {
+	if (b->version == SFRAME_VERSION_3)
+		return sizeof(struct sframe_fde_v3);
 	return b->version == SFRAME_VERSION_1 ? sizeof(struct sframe_fde_v1) :
 						sizeof(struct sframe_fde_v2);
+}
+
+/*
+ * Add a version 3 function: its index entry (@start: the text address it
+ * starts at, once the section's address is known, else 0) and attribute
+ * record, which its rows must follow (sf_add_fre() right after).
+ */
+static void sf_add_fde3(struct sf_builder *b, const struct sframe_table *t,
+			unsigned long start, u32 size, u16 fres_num, u8 info,
+			u8 info2, u8 rep_size)
+{
+	struct sframe_fda_v3 attr = {
+		.fres_num	= fres_num,
+		.info		= info,
+		.info2		= info2,
+		.rep_size	= rep_size,
+	};
+	struct sframe_fde_v3 fde = {
+		.func_size	= size,
+		.attr_off	= b->fre_len,
+	};
+
+	if (t)
+		fde.start_off = start - (t->fdes_start + b->fde_len);
+	memcpy(b->fdes + b->fde_len, &fde, sizeof(fde));
+	b->fde_len += sizeof(fde);
+	b->num_fdes++;
+	memcpy(b->fres + b->fre_len, &attr, sizeof(attr));
+	b->fre_len += sizeof(attr);
 }
 
 /* Add a function; @start_addr is stored as is (section or FDE relative). */
@@ -186,10 +217,24 @@ static void sframe_test_header(struct kunit *test)
 						ARCH_SFRAME_ABI), -EINVAL);
 	h->preamble.magic = SFRAME_MAGIC;
 
-	h->preamble.version = 3;
+	h->preamble.version = SFRAME_VERSION_3 + 1;
 	KUNIT_EXPECT_EQ(test, sframe_table_init(&tbl, h, len, 0x1000, len,
 						TEXT_START, TEXT_END,
 						ARCH_SFRAME_ABI), -EOPNOTSUPP);
+	/* Version 3 needs PC-relative function starts, and no other flag. */
+	h->preamble.version = SFRAME_VERSION_3;
+	KUNIT_EXPECT_EQ(test, sframe_table_init(&tbl, h, len, 0x1000, len,
+						TEXT_START, TEXT_END,
+						ARCH_SFRAME_ABI), -EINVAL);
+	h->preamble.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
+	KUNIT_EXPECT_EQ(test, sframe_table_init(&tbl, h, len, 0x1000, len,
+						TEXT_START, TEXT_END,
+						ARCH_SFRAME_ABI), 0);
+	h->preamble.flags |= SFRAME_F_FRAME_POINTER;
+	KUNIT_EXPECT_EQ(test, sframe_table_init(&tbl, h, len, 0x1000, len,
+						TEXT_START, TEXT_END,
+						ARCH_SFRAME_ABI), -EINVAL);
+	h->preamble.flags = SFRAME_F_FDE_SORTED;
 	h->preamble.version = SFRAME_VERSION_1;
 
 	h->preamble.flags = 0;
@@ -563,6 +608,208 @@ static void sframe_test_unmapped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), -EFAULT);
 }
 
+#define V3_FLAGS	(SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL)
+#define FLEX		SFRAME_V3_FDE_TYPE_FLEX
+
+/* A flexible row's control word: DWARF register @reg (or -1: the CFA). */
+static s32 flex_ctl(int reg, bool deref)
+{
+	return (reg < 0 ? 0 : reg << 3 | 1) | (deref ? 2 : 0);
+}
+
+/*
+ * Version 3, written the way binutils 2.46 writes it for the running ABI:
+ * f1 a DEFAULT function as in build_two_funcs(), f2 a FLEX one (a
+ * realigned stack: CFA loaded through FP, FP through FP; then the RA in a
+ * register; then RA undefined), f3 a DEFAULT function without rows (the
+ * outermost frame), f4 a PLT-like PCMASK one, f5 a signal trampoline
+ * without rows.
+ */
+static void build_v3(struct sf_builder *b, const struct sframe_table *t)
+{
+	const int sp = ARCH_UNWIND_USER_DWARF_SP, fp = ARCH_UNWIND_USER_DWARF_FP;
+	s32 o8[] = { 8 }, o16[] = { 16, -16 };
+	s32 x0[] = { flex_ctl(sp, false), 8 };
+	s32 x1[] = { flex_ctl(fp, true), -8, 0, flex_ctl(fp, true), 0 };
+	s32 x2[] = { flex_ctl(fp, false), 16, flex_ctl(3, false), 0,
+		     flex_ctl(-1, true), -16 };
+	unsigned long text = t ? t->text_start : 0;
+
+	sf_init(b, SFRAME_VERSION_3, V3_FLAGS, -8, 0);
+	sf_add_fde3(b, t, text + 0x10, 0x20, 3, SFRAME_FRE_TYPE_ADDR1, 0, 0);
+	sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false), o8, 1, 1);
+	sf_add_fre(b, 1, 1, fre_info(true, 2, 0, false), o16, 2, 1);
+	sf_add_fre(b, 1, 4, fre_info(false, 2, 0, false), o16, 2, 1);
+	sf_add_fde3(b, t, text + 0x40, 0x100, 4, SFRAME_FRE_TYPE_ADDR1, FLEX,
+		    0);
+	sf_add_fre(b, 1, 0, fre_info(false, 2, 0, false), x0, 2, 1);
+	sf_add_fre(b, 1, 8, fre_info(false, 5, 0, false), x1, 5, 1);
+	sf_add_fre(b, 1, 0x40, fre_info(false, 6, 1, false), x2, 6, 2);
+	sf_add_fre(b, 1, 0x80, 0, NULL, 0, 1);
+	sf_add_fde3(b, t, text + 0x140, 0x10, 0, SFRAME_FRE_TYPE_ADDR1, 0, 0);
+	sf_add_fde3(b, t, text + 0x200, 0x40, 2,
+		    SFRAME_FRE_TYPE_ADDR1 | SFRAME_FDE_TYPE_PCMASK << 4, 0, 16);
+	sf_add_fre(b, 1, 0, fre_info(true, 1, 0, false), o8, 1, 1);
+	sf_add_fre(b, 1, 11, fre_info(true, 1, 0, false), o16, 1, 1);
+	sf_add_fde3(b, t, text + 0x300, 0x10, 0, SFRAME_FRE_TYPE_ADDR1 | 0x80,
+		    0, 0);
+}
+
+/* Build with build(), load, and build again now that addresses are known. */
+static void sf_load2(struct kunit *test, struct sf_builder *b,
+		     struct sframe_table *tbl,
+		     void (*build)(struct sf_builder *b,
+				   const struct sframe_table *t))
+{
+	build(b, NULL);
+	KUNIT_ASSERT_EQ(test, sf_load(test, b, tbl), 0);
+	build(b, tbl);
+	sf_finish(b);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl->sec_start,
+					   b->buf,
+					   tbl->sec_end - tbl->sec_start), 0);
+}
+
+static void sframe_test_v3(struct kunit *test)
+{
+	struct unwind_user_frame f;
+	struct sframe_table tbl;
+	struct sf_builder *b;
+	unsigned long ip, start;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	sf_load2(test, b, &tbl, build_v3);
+	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+
+	/* DEFAULT rows, as in version 1 and 2. */
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
+	expect_rule(test, &tbl, tbl.text_start + 0x10, false, 8, true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
+	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
+
+	/* FLEX: a plain rule first, RA at its fixed offset. */
+	expect_rule(test, &tbl, tbl.text_start + 0x47, false, 8, true, -8, false, 0);
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x47, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.flags, 0);
+	/* CFA = *(FP - 8); RA padding; FP = *(FP + 0). */
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x48, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.flags, UNWIND_USER_F_CFA_DEREF | UNWIND_USER_F_FP_REG);
+	KUNIT_EXPECT_TRUE(test, f.use_fp);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, -8);
+	KUNIT_EXPECT_TRUE(test, f.ra_saved);
+	KUNIT_EXPECT_EQ(test, f.ra_off, -8);
+	KUNIT_EXPECT_TRUE(test, f.fp_saved);
+	KUNIT_EXPECT_EQ(test, f.fp_reg, ARCH_UNWIND_USER_DWARF_FP);
+	KUNIT_EXPECT_EQ(test, f.fp_off, 0);
+	/* CFA = FP + 16; RA = register 3 (a value, not saved); FP at CFA-16. */
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xbf, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.flags, UNWIND_USER_F_RA_REG);
+	KUNIT_EXPECT_TRUE(test, f.use_fp);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, 16);
+	KUNIT_EXPECT_FALSE(test, f.ra_saved);
+	KUNIT_EXPECT_EQ(test, f.ra_reg, 3);
+	KUNIT_EXPECT_TRUE(test, f.fp_saved);
+	KUNIT_EXPECT_EQ(test, f.fp_off, -16);
+	/* RA undefined: the outermost frame. */
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xc0, &f), 0);
+	KUNIT_EXPECT_TRUE(test, f.outermost);
+
+	/* A DEFAULT function without rows is the outermost frame. */
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x145, &f), 0);
+	KUNIT_EXPECT_TRUE(test, f.outermost);
+
+	/* PCMASK: the rule repeats every rep_size bytes. */
+	for (ip = tbl.text_start + 0x200; ip < tbl.text_start + 0x240; ip++)
+		expect_rule(test, &tbl, ip, false, (ip & 0xf) >= 11 ? 16 : 8,
+			    true, -8, false, 0);
+
+	/* A signal trampoline without rows has no rule of its own. */
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x300, &f),
+			-ENOENT);
+}
+
+/*
+ * Malformed version 3 functions, each rejected by the validation: an
+ * unknown FDE type, a reserved attribute bit, a FLEX CFA not based on a
+ * register, a reserved bit in a control word, a word left over, a FLEX
+ * function without rows, an attribute record past the rows.
+ */
+static int v3_bad_case;
+
+static void build_v3_bad(struct sf_builder *b, const struct sframe_table *t)
+{
+	const int sp = ARCH_UNWIND_USER_DWARF_SP;
+	s32 ok[] = { flex_ctl(sp, false), 16, flex_ctl(-1, true), -8 };
+	s32 cfa_not_reg[] = { flex_ctl(-1, false), 16 };
+	s32 reserved[] = { flex_ctl(sp, false) | 4, 16 };
+	s32 leftover[] = { flex_ctl(sp, false), 16, flex_ctl(-1, true), -8, 0,
+			   0, 0 };
+	unsigned long text = t ? t->text_start : 0;
+	u8 info2 = FLEX;
+	const s32 *w = ok;
+	unsigned int n = 4;
+	u16 nr = 1;
+
+	switch (v3_bad_case) {
+	case 1:
+		info2 = 2;
+		break;
+	case 2:
+		info2 = FLEX | 0x20;
+		break;
+	case 3:
+		w = cfa_not_reg;
+		n = 2;
+		break;
+	case 4:
+		w = reserved;
+		n = 2;
+		break;
+	case 5:
+		w = leftover;
+		n = 7;
+		break;
+	case 6:
+		nr = 0;
+		break;
+	}
+	sf_init(b, SFRAME_VERSION_3, V3_FLAGS, -8, 0);
+	sf_add_fde3(b, t, text + 0x10, 0x20, nr, SFRAME_FRE_TYPE_ADDR1, info2,
+		    0);
+	if (nr)
+		sf_add_fre(b, 1, 0, fre_info(false, n, 0, false), w, n, 1);
+	if (v3_bad_case == 7)
+		memcpy(b->fdes + 12, &b->fre_len, sizeof(u32));
+}
+
+static void sframe_test_v3_malformed(struct kunit *test)
+{
+	struct unwind_user_frame f;
+	struct sframe_table tbl;
+	struct sf_builder *b;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	for (v3_bad_case = 0; v3_bad_case <= 7; v3_bad_case++) {
+		sf_load2(test, b, &tbl, build_v3_bad);
+		if (!v3_bad_case) {
+			KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+			KUNIT_EXPECT_EQ(test, sframe_find(&tbl,
+							  tbl.text_start + 0x10,
+							  &f), 0);
+			continue;
+		}
+		KUNIT_EXPECT_NE_MSG(test, sframe_table_validate(&tbl), 0,
+				    "case %d", v3_bad_case);
+		/* Lookups still return, with any result. */
+		sframe_find(&tbl, tbl.text_start + 0x10, &f);
+	}
+}
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_header),
 	KUNIT_CASE(sframe_test_find_v1),
@@ -573,6 +820,8 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_malformed),
 	KUNIT_CASE(sframe_test_outermost),
 	KUNIT_CASE(sframe_test_unmapped),
+	KUNIT_CASE(sframe_test_v3),
+	KUNIT_CASE(sframe_test_v3_malformed),
 	{}
 };
 

@@ -512,6 +512,7 @@ static int sframe_cache_get(const struct sframe_cache_entry *e,
 {
 	if (e->flags & SFRAME_CACHE_NOENT)
 		return -ENOENT;
+	memset(frame, 0, sizeof(*frame));
 	frame->cfa_off = e->cfa_off;
 	frame->ra_off = e->ra_off;
 	frame->fp_off = e->fp_off;
@@ -570,7 +571,8 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 	}
 
 	ret = sframe_lookup(mm, ip, frame);
-	if (set && (!ret || ret == -ENOENT)) {
+	/* The rare rules of SFrame v3 flexible rows are not cached. */
+	if (set && (ret == -ENOENT || (!ret && !frame->flags))) {
 		for (i = SFRAME_CACHE_WAYS - 1; i > 0; i--)
 			set[i] = set[i - 1];
 		sframe_cache_put(&set[0], ip, key, ret, frame);

@@ -147,8 +147,11 @@ static bool unwind_user_frame_leads_on(const struct unwind_user_frame *frame,
 	*nextp = 0;
 	if (frame->outermost)
 		return true;
-	/* It made a call: its own return address is saved. */
-	if (!frame->ra_saved)
+	/*
+	 * It made a call: its own return address is saved. The rules of
+	 * SFrame v3 flexible rows are not tried on guessed registers.
+	 */
+	if (!frame->ra_saved || frame->flags)
 		return false;
 	cfa = (frame->use_fp ? fp : sp) + frame->cfa_off;
 	if (cfa <= sp || unwind_user_read(cfa + frame->ra_off, &next))
@@ -510,6 +513,99 @@ static unsigned long unwind_user_uretprobe(struct unwind_user_state *state,
 	return ra;
 }
 
+/*
+ * The value of DWARF register @reg in @state's frame: the stack and frame
+ * pointers are known in every frame, the other registers in the innermost
+ * one only.
+ */
+static int unwind_user_reg(struct unwind_user_state *state, bool first,
+			   unsigned int reg, unsigned long *val)
+{
+	if (reg == ARCH_UNWIND_USER_DWARF_SP) {
+		*val = state->sp;
+		return 0;
+	}
+	if (reg == ARCH_UNWIND_USER_DWARF_FP) {
+		*val = state->fp;
+		return 0;
+	}
+	if (!first || !arch_unwind_user_reg(state->regs, reg, val))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The return address or the caller's frame pointer, by a rule through a
+ * register (@in_reg: @reg, loaded from @reg + @off if @saved, else that
+ * sum) or at @off from the CFA (if @saved; else *@val stays as it is).
+ */
+static int unwind_user_value(struct unwind_user_state *state, bool first,
+			     bool in_reg, unsigned int reg, bool saved,
+			     s32 off, unsigned long cfa, unsigned long *val)
+{
+	unsigned long base = cfa;
+
+	if (in_reg) {
+		if (unwind_user_reg(state, first, reg, &base))
+			return -EINVAL;
+		if (!saved) {
+			*val = base + off;
+			return 0;
+		}
+	}
+	return saved ? unwind_user_read(base + off, val) : 0;
+}
+
+/*
+ * Apply @frame to @state's frame (@first: the innermost one): the CFA,
+ * which is the caller's stack pointer, the return address and the
+ * caller's frame pointer (*@fp: this frame's on entry).
+ *
+ * The stack grows down: the caller's frame must be above this one. Only
+ * the innermost frame may share its CFA with the stack pointer, when its
+ * return address is not on the stack at the CFA.
+ */
+static int unwind_user_apply(struct unwind_user_state *state,
+			     const struct unwind_user_frame *frame, bool first,
+			     unsigned long *cfap, unsigned long *ra,
+			     unsigned long *fp)
+{
+	bool ra_reg = frame->flags & UNWIND_USER_F_RA_REG;
+	unsigned long cfa;
+
+	if (frame->flags & UNWIND_USER_F_CFA_REG) {
+		if (unwind_user_reg(state, first, frame->cfa_reg, &cfa))
+			return -EINVAL;
+	} else {
+		cfa = frame->use_fp ? state->fp : state->sp;
+	}
+	cfa += frame->cfa_off;
+	if ((frame->flags & UNWIND_USER_F_CFA_DEREF) &&
+	    unwind_user_read(cfa, &cfa))
+		return -EFAULT;
+
+	if (cfa < state->sp ||
+	    (cfa == state->sp && (!first || (frame->ra_saved && !ra_reg))))
+		return -EINVAL;
+
+	if (frame->ra_saved || ra_reg) {
+		if (unwind_user_value(state, first, ra_reg, frame->ra_reg,
+				      frame->ra_saved, frame->ra_off, cfa, ra))
+			return -EFAULT;
+	} else if (!first || !arch_unwind_user_link_register(state->regs, ra)) {
+		return -EINVAL;
+	}
+	if (frame->ra_signed)
+		*ra = arch_unwind_user_strip_ra(*ra);
+
+	if (unwind_user_value(state, first, frame->flags & UNWIND_USER_F_FP_REG,
+			      frame->fp_reg, frame->fp_saved, frame->fp_off,
+			      cfa, fp))
+		return -EFAULT;
+	*cfap = cfa;
+	return 0;
+}
+
 /**
  * unwind_user_next() - unwind one user frame
  * @state:	state set up by unwind_user_start()
@@ -568,33 +664,12 @@ int unwind_user_next(struct unwind_user_state *state)
 		type = UNWIND_USER_TYPE_FP;
 	}
 
-	cfa = (frame.use_fp ? state->fp : state->sp) + frame.cfa_off;
+	if (unwind_user_apply(state, &frame, first, &cfa, &ra, &fp))
+		goto done;
 
-	/*
-	 * The stack grows down: the caller's frame must be above this one.
-	 * Only a frame whose return address is still in a register may share
-	 * its CFA with the stack pointer, and only the innermost one.
-	 */
-	if (frame.ra_saved) {
-		if (cfa <= state->sp)
-			goto done;
-		if (unwind_user_read(cfa + frame.ra_off, &ra))
-			goto done;
-	} else {
-		if (!first || cfa < state->sp)
-			goto done;
-		if (!arch_unwind_user_link_register(state->regs, &ra))
-			goto done;
-	}
-
-	if (frame.ra_signed)
-		ra = arch_unwind_user_strip_ra(ra);
 	ra = unwind_user_uretprobe(state, ra);
 	/* A return address is user text: a stack word that is not ends it. */
 	if (!ra || !access_ok((const void __user *)ra, 1))
-		goto done;
-
-	if (frame.fp_saved && unwind_user_read(cfa + frame.fp_off, &fp))
 		goto done;
 
 	state->ip = ra;

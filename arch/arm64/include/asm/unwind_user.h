@@ -38,6 +38,10 @@
 #define ARCH_UNWIND_USER_CALL_PUSHES_RA	0
 #define ARCH_UNWIND_USER_SP_ALIGN	16
 
+/* DWARF register numbers of SP and x29 */
+#define ARCH_UNWIND_USER_DWARF_SP	31
+#define ARCH_UNWIND_USER_DWARF_FP	29
+
 #ifdef CONFIG_CPU_BIG_ENDIAN
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AARCH64_ENDIAN_BIG
 #else
@@ -56,6 +60,19 @@ static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
 						  unsigned long *ra)
 {
 	*ra = procedure_link_pointer(regs);
+	return true;
+}
+
+/*
+ * The value of DWARF register @reg (0-30: x0-x30) at the sample: for the
+ * innermost frame's SFrame v3 flexible rules.
+ */
+static inline bool arch_unwind_user_reg(struct pt_regs *regs,
+					unsigned int reg, unsigned long *val)
+{
+	if (reg > 30)
+		return false;
+	*val = regs->regs[reg];
 	return true;
 }
 

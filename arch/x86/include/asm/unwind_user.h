@@ -30,6 +30,10 @@
 #define ARCH_UNWIND_USER_CALL_PUSHES_RA	1
 #define ARCH_UNWIND_USER_SP_ALIGN	sizeof(long)
 
+/* DWARF register numbers of RSP and RBP */
+#define ARCH_UNWIND_USER_DWARF_SP	7
+#define ARCH_UNWIND_USER_DWARF_FP	6
+
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define ARCH_SFRAME_ELF_MACHINE		EM_X86_64
 
@@ -44,6 +48,31 @@ static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
 						  unsigned long *ra)
 {
 	return false;
+}
+
+/*
+ * The value of DWARF register @reg (0-15: RAX, RDX, RCX, RBX, RSI, RDI,
+ * RBP, RSP, R8-R15) at the sample: for the innermost frame's SFrame v3
+ * flexible rules.
+ */
+static inline bool arch_unwind_user_reg(struct pt_regs *regs,
+					unsigned int reg, unsigned long *val)
+{
+	static const u8 offs[] = {
+		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+		offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+		offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+		offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+	};
+
+	if (reg >= ARRAY_SIZE(offs))
+		return false;
+	*val = *(unsigned long *)((void *)regs + offs[reg]);
+	return true;
 }
 
 static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)

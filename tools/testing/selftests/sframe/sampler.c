@@ -377,23 +377,47 @@ static const char *elf_symbol(const struct sampler_elf *e, uint64_t file_off)
 	return NULL;
 }
 
-int elf_has_sframe(const char *path)
+/* 1 with a PT_GNU_SFRAME segment, 0 without; *@version: its format */
+static int elf_sframe(const char *path, int *version)
 {
 	struct sampler_elf e = { .path = (char *)path };
+	const struct elf64_phdr *ph;
+	const unsigned char *sec;
 	unsigned int i;
 	int ret = -1;
 
 	elf_load(&e);
 	if (e.phdr) {
 		ret = 0;
-		for (i = 0; i < e.phnum; i++)
-			if (e.phdr[i].p_type == PT_GNU_SFRAME)
-				ret = 1;
+		for (i = 0; i < e.phnum; i++) {
+			ph = &e.phdr[i];
+			if (ph->p_type != PT_GNU_SFRAME)
+				continue;
+			ret = 1;
+			sec = (const unsigned char *)e.map + ph->p_offset;
+			if (ph->p_filesz >= 4 &&
+			    elf_range_ok(e.len, ph->p_offset, ph->p_filesz))
+				*version = sec[2];
+		}
 	}
 	if (e.map)
 		munmap(e.map, e.len);
 	free(e.syms);
 	return ret;
+}
+
+int elf_has_sframe(const char *path)
+{
+	int version;
+
+	return elf_sframe(path, &version);
+}
+
+int elf_sframe_version(const char *path)
+{
+	int version = -1;
+
+	return elf_sframe(path, &version) == 1 ? version : -1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -217,6 +217,8 @@ bool wl_exit_ok(const struct wl_run *w);
 int self_path(char *buf, size_t len);
 int self_dir_file(char *buf, size_t len, const char *name);
 int elf_has_sframe(const char *path);
+/* The format version of an ELF file's PT_GNU_SFRAME segment, or -1. */
+int elf_sframe_version(const char *path);
 /* An integer in a file (a sysctl): its value or -errno; 0 or -errno. */
 int sysctl_int_read(const char *path);
 int sysctl_int_write(const char *path, int val);

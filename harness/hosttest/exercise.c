@@ -209,11 +209,10 @@ static int model_find(const uint8_t *d, size_t size, uint64_t sec,
 	/* v3 FLEX rows: checked against readelf 2.46 (v3_test), not here */
 	if (info2)
 		return -E2BIG;
-	/* v3: a function without rows is outermost, or a signal trampoline */
-	if (h.version == 3 && !num) {
-		if (info & 0x80)
-			return -ENOENT;
-		f->outermost = true;
+	/* v3: a signal trampoline, whatever its rows; no rows: outermost */
+	if (h.version == 3 && ((info & 0x80) || !num)) {
+		f->signal = info & 0x80;
+		f->outermost = !f->signal;
 		return 0;
 	}
 	pc_off = pc - best_start;
@@ -291,6 +290,7 @@ static bool frame_eq(const struct unwind_user_frame *a,
 	       a->fp_off == b->fp_off && a->use_fp == b->use_fp &&
 	       a->ra_saved == b->ra_saved && a->fp_saved == b->fp_saved &&
 	       a->ra_signed == b->ra_signed && a->outermost == b->outermost &&
+	       a->signal == b->signal &&
 	       a->flags == b->flags && a->cfa_reg == b->cfa_reg &&
 	       a->ra_reg == b->ra_reg && a->fp_reg == b->fp_reg;
 }

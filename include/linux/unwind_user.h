@@ -20,6 +20,9 @@ struct return_instance;
  * @scanned:	stack words scanned so far for callers of uncovered frames
  * @type:	how the current frame was reached
  * @uret:	the pending uretprobe whose trampoline was met last, or NULL
+ * @lr:		with @signal, the link register the signal frame saved
+ * @signal:	a signal interrupted the current frame: @ip is where, not a
+ *		return address, and its registers are those the kernel saved
  * @at_func_entry: the innermost frame is known to be at a function's first
  *		instruction (a uprobe there), so its return address is at the
  *		stack pointer even without unwinding information
@@ -34,6 +37,8 @@ struct unwind_user_state {
 	unsigned int		scanned;
 	enum unwind_user_type	type;
 	struct return_instance	*uret;
+	unsigned long		lr;
+	bool			signal;
 	bool			at_func_entry;
 	bool			done;
 };

@@ -12,6 +12,8 @@
  * @UNWIND_USER_TYPE_SFRAME:	SFrame rule for the instruction pointer
  * @UNWIND_USER_TYPE_RECOVERED:	caller of a frame without SFrame data, found
  *				and validated by other means
+ * @UNWIND_USER_TYPE_SIGNAL:	code a signal interrupted, from the registers
+ *				the kernel saved in the signal frame
  */
 enum unwind_user_type {
 	UNWIND_USER_TYPE_NONE,
@@ -19,6 +21,7 @@ enum unwind_user_type {
 	UNWIND_USER_TYPE_ENTRY,
 	UNWIND_USER_TYPE_SFRAME,
 	UNWIND_USER_TYPE_RECOVERED,
+	UNWIND_USER_TYPE_SIGNAL,
 };
 
 /**
@@ -34,6 +37,8 @@ enum unwind_user_type {
  * @ra_signed:	the saved return address carries a pointer authentication
  *		code that must be removed before use
  * @outermost:	this is the outermost frame: it has no caller
+ * @signal:	the function is a signal trampoline (SFrame v3): its caller
+ *		is found in the kernel's signal frame, not by the rule
  * @flags:	UNWIND_USER_F_* rules that only SFrame v3 flexible rows
  *		express; 0 for every other frame
  * @cfa_reg:	with UNWIND_USER_F_CFA_REG, the DWARF register the CFA is
@@ -55,10 +60,25 @@ struct unwind_user_frame {
 	bool	fp_saved;
 	bool	ra_signed;
 	bool	outermost;
+	bool	signal;
 	u8	flags;
 	u8	cfa_reg;
 	u8	ra_reg;
 	u8	fp_reg;
+};
+
+/**
+ * struct unwind_user_sigregs - registers of code a signal interrupted
+ * @ip:	instruction pointer
+ * @sp:	stack pointer
+ * @fp:	frame pointer
+ * @lr:	link register, where there is one (else 0)
+ */
+struct unwind_user_sigregs {
+	unsigned long	ip;
+	unsigned long	sp;
+	unsigned long	fp;
+	unsigned long	lr;
 };
 
 /* The CFA is based on @cfa_reg, not on the stack or frame pointer. */

@@ -721,15 +721,23 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	ret = sframe_fde_rows(tbl, &fde, &addr_size, &max_words);
 	if (ret)
 		return ret;
-	if (!fde.fres_num) {
-		/* Version 3: a DEFAULT function without rows is outermost. */
-		if (fde.info2 != SFRAME_V3_FDE_TYPE_DEFAULT ||
-		    SFRAME_V3_FUNC_SIGNAL_P(fde.info))
+	/*
+	 * Version 3: a signal trampoline's caller is in the signal frame,
+	 * whatever its rows say; a DEFAULT function without rows is the
+	 * outermost frame.
+	 */
+	if (tbl->version == SFRAME_VERSION_3 &&
+	    (SFRAME_V3_FUNC_SIGNAL_P(fde.info) || !fde.fres_num)) {
+		if (!SFRAME_V3_FUNC_SIGNAL_P(fde.info) &&
+		    fde.info2 != SFRAME_V3_FDE_TYPE_DEFAULT)
 			return -ENOENT;
 		memset(frame, 0, sizeof(*frame));
-		frame->outermost = true;
+		frame->signal = SFRAME_V3_FUNC_SIGNAL_P(fde.info);
+		frame->outermost = !frame->signal;
 		return 0;
 	}
+	if (!fde.fres_num)
+		return -ENOENT;
 
 	pc_off = ip - fde.func_start;
 	if (SFRAME_FUNC_FDE_TYPE(fde.info) == SFRAME_FDE_TYPE_PCMASK) {

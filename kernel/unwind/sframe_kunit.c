@@ -727,9 +727,10 @@ static void sframe_test_v3(struct kunit *test)
 		expect_rule(test, &tbl, ip, false, (ip & 0xf) >= 11 ? 16 : 8,
 			    true, -8, false, 0);
 
-	/* A signal trampoline without rows has no rule of its own. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x300, &f),
-			-ENOENT);
+	/* A signal trampoline: its caller is in the signal frame. */
+	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x300, &f), 0);
+	KUNIT_EXPECT_TRUE(test, f.signal);
+	KUNIT_EXPECT_FALSE(test, f.outermost);
 }
 
 /*

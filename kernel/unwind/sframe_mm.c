@@ -143,6 +143,7 @@ struct sframe_section {
 #define SFRAME_CACHE_FP_SAVED		BIT(3)
 #define SFRAME_CACHE_RA_SIGNED		BIT(4)
 #define SFRAME_CACHE_OUTERMOST		BIT(5)
+#define SFRAME_CACHE_SIGNAL		BIT(6)
 
 /* A lookup result, packed into 32 bytes. */
 struct sframe_cache_entry {
@@ -504,7 +505,8 @@ static void sframe_cache_put(struct sframe_cache_entry *e, unsigned long ip,
 		   (frame->ra_saved ? SFRAME_CACHE_RA_SAVED : 0) |
 		   (frame->fp_saved ? SFRAME_CACHE_FP_SAVED : 0) |
 		   (frame->ra_signed ? SFRAME_CACHE_RA_SIGNED : 0) |
-		   (frame->outermost ? SFRAME_CACHE_OUTERMOST : 0);
+		   (frame->outermost ? SFRAME_CACHE_OUTERMOST : 0) |
+		   (frame->signal ? SFRAME_CACHE_SIGNAL : 0);
 }
 
 static int sframe_cache_get(const struct sframe_cache_entry *e,
@@ -521,6 +523,7 @@ static int sframe_cache_get(const struct sframe_cache_entry *e,
 	frame->fp_saved = e->flags & SFRAME_CACHE_FP_SAVED;
 	frame->ra_signed = e->flags & SFRAME_CACHE_RA_SIGNED;
 	frame->outermost = e->flags & SFRAME_CACHE_OUTERMOST;
+	frame->signal = e->flags & SFRAME_CACHE_SIGNAL;
 	return 0;
 }
 

@@ -118,6 +118,12 @@ static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
 /* Bytes above a saved return address searched for the caller's CFA. */
 #define UNWIND_USER_SP_SEARCH		(64 * sizeof(long))
 
+/* Is the task's SFrame data in use (sysctl, and sections registered)? */
+static bool unwind_user_sframe_task(void)
+{
+	return sframe_enabled() && sframe_registered_user();
+}
+
 /*
  * Recover the callers of uncovered frames? Only while sysctl
  * kernel.unwind_user_recover and SFrame unwinding itself are enabled, and
@@ -125,8 +131,8 @@ static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
  */
 static bool unwind_user_recover_enabled(void)
 {
-	return sframe_enabled() && READ_ONCE(sysctl_unwind_user_recover) &&
-	       sframe_registered_user();
+	return READ_ONCE(sysctl_unwind_user_recover) &&
+	       unwind_user_sframe_task();
 }
 
 /*
@@ -228,6 +234,37 @@ static bool unwind_user_guess_leads_on(const struct unwind_user_frame *frame,
 	       arch_unwind_user_after_call(unext);
 }
 
+/* Frames followed to check a frame pointer candidate, at most. */
+#define UNWIND_USER_FP_CHECK		8
+
+/*
+ * Is @slot where one of the frames above a frame whose CFA is @cfa, and
+ * which returns to @next, keeps its return address (UNWIND_USER_FP_CHECK
+ * frames at most, as far as their rules depend on the stack pointer
+ * alone)? A guess of a stack pointer too far up can read the return
+ * address of such a live frame further up, and seem to lead on too.
+ */
+static bool unwind_user_slot_above(unsigned long cfa, unsigned long next,
+				   unsigned long slot)
+{
+	struct unwind_user_frame up;
+	unsigned int i;
+
+	for (i = 0; i < UNWIND_USER_FP_CHECK && cfa && next; i++) {
+		if (!sframe_text_user(next) || sframe_find_user(next - 1, &up) ||
+		    up.outermost || !up.ra_saved || up.use_fp || up.flags)
+			return false;
+		cfa += up.cfa_off;
+		if (cfa + up.ra_off == slot)
+			return true;
+		if (unwind_user_read(cfa + up.ra_off, &next))
+			return false;
+		if (up.ra_signed)
+			next = arch_unwind_user_strip_ra(next);
+	}
+	return false;
+}
+
 /*
  * Is @ra, read from @slot (0: from the link register), the return address
  * of a call from SFrame text, whose frame pointer then was @fp? On success
@@ -273,7 +310,8 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	/*
 	 * Every guess is tried: a stale return address in the frames above
 	 * can make a wrong one work out too, and two guesses that lead to
-	 * different callers leave the caller unknown.
+	 * different callers leave the caller unknown; unless the higher one
+	 * only read the return address of a frame the lower one leads to.
 	 */
 	end = slot + UNWIND_USER_SP_SEARCH;
 	for (sp = ALIGN(slot + sizeof(long), ARCH_UNWIND_USER_SP_ALIGN);
@@ -282,7 +320,9 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 					       &cnext) &&
 		    unwind_user_caller_fits(ra, cnext) &&
 		    unwind_user_guess_leads_on(&frame, cfa, fp, cnext)) {
-			if (found && (cfa != *caller_cfa || cnext != *next))
+			if (found && (cfa != *caller_cfa || cnext != *next) &&
+			    !unwind_user_slot_above(*caller_cfa, *next,
+						    cfa + frame.ra_off))
 				return false;
 			if (!found) {
 				*caller_sp = sp;
@@ -297,9 +337,6 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	}
 	return found;
 }
-
-/* Frame records followed to check a frame pointer candidate, at most. */
-#define UNWIND_USER_FP_CHECK		8
 
 /*
  * A frame record in text without SFrame data, in a task that has some: the
@@ -476,6 +513,11 @@ static inline bool unwind_user_recover_enabled(void)
 	return false;
 }
 
+static inline bool unwind_user_sframe_task(void)
+{
+	return false;
+}
+
 static inline bool unwind_user_recover(struct unwind_user_state *state)
 {
 	return false;
@@ -562,8 +604,9 @@ static int unwind_user_value(struct unwind_user_state *state, bool first,
  * caller's frame pointer (*@fp: this frame's on entry).
  *
  * The stack grows down: the caller's frame must be above this one. Only
- * the innermost frame may share its CFA with the stack pointer, when its
- * return address is not on the stack at the CFA.
+ * the innermost frame, or one a signal interrupted, may share its CFA with
+ * the stack pointer, when its return address is not on the stack at the
+ * CFA; only they may have it still in the link register.
  */
 static int unwind_user_apply(struct unwind_user_state *state,
 			     const struct unwind_user_frame *frame, bool first,
@@ -585,13 +628,16 @@ static int unwind_user_apply(struct unwind_user_state *state,
 		return -EFAULT;
 
 	if (cfa < state->sp ||
-	    (cfa == state->sp && (!first || (frame->ra_saved && !ra_reg))))
+	    (cfa == state->sp && ((!first && !state->signal) ||
+				  (frame->ra_saved && !ra_reg))))
 		return -EINVAL;
 
 	if (frame->ra_saved || ra_reg) {
 		if (unwind_user_value(state, first, ra_reg, frame->ra_reg,
 				      frame->ra_saved, frame->ra_off, cfa, ra))
 			return -EFAULT;
+	} else if (state->signal) {
+		*ra = state->lr;
 	} else if (!first || !arch_unwind_user_link_register(state->regs, ra)) {
 		return -EINVAL;
 	}
@@ -604,6 +650,28 @@ static int unwind_user_apply(struct unwind_user_state *state,
 		return -EFAULT;
 	*cfap = cfa;
 	return 0;
+}
+
+/*
+ * @state's frame is the signal trampoline a signal handler returned to,
+ * and its stack pointer is where the kernel put the signal frame: move to
+ * the code the signal interrupted, with the registers saved there.
+ */
+static bool unwind_user_signal(struct unwind_user_state *state)
+{
+	struct unwind_user_sigregs r;
+
+	if (!arch_unwind_user_sigframe(state->ip, state->sp, &r) ||
+	    !r.ip || !access_ok((const void __user *)r.ip, 1))
+		return false;
+	state->ip = r.ip;
+	state->sp = r.sp;
+	state->fp = r.fp;
+	state->lr = arch_unwind_user_strip_ra(r.lr);
+	state->signal = true;
+	state->type = UNWIND_USER_TYPE_SIGNAL;
+	state->depth++;
+	return true;
 }
 
 /**
@@ -638,8 +706,22 @@ int unwind_user_next(struct unwind_user_state *state)
 	/*
 	 * A return address may point past the end of its function (a call
 	 * to a noreturn function): look up the call instruction instead.
+	 * Where a signal interrupted the code, the address is exact.
 	 */
-	ret = unwind_user_sframe(first ? state->ip : state->ip - 1, &frame);
+	ret = unwind_user_sframe(first || state->signal ? state->ip :
+				 state->ip - 1, &frame);
+	/*
+	 * A signal handler returns to the signal trampoline, which has no
+	 * SFrame data, or data that says it is one (version 3). Tasks
+	 * without SFrame data keep their frame pointer walk as it was.
+	 */
+	if (!first && ((ret == -ENOENT && unwind_user_sframe_task()) ||
+		       (!ret && frame.signal))) {
+		if (unwind_user_signal(state))
+			return 0;
+		if (!ret)
+			goto done;
+	}
 	if (!ret) {
 		if (frame.outermost)
 			goto done;
@@ -676,6 +758,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	state->sp = cfa;
 	state->fp = fp;
 	state->type = type;
+	state->signal = false;
 	state->depth++;
 	return 0;
 

@@ -3,11 +3,13 @@
 #define _ASM_ARM64_UNWIND_USER_H
 
 #include <linux/elf-em.h>
+#include <linux/signal.h>
 #include <linux/unwind_user_types.h>
 #include <linux/uaccess.h>
 #include <asm/compiler.h>
 #include <asm/insn.h>
 #include <asm/ptrace.h>
+#include <asm/ucontext.h>
 
 /*
  * A frame record { x29, x30 } at x29: the caller's x29 at [x29], the return
@@ -80,6 +82,40 @@ static inline bool arch_unwind_user_reg(struct pt_regs *regs,
 static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
 {
 	return ptrauth_strip_user_insn_pac(ra);
+}
+
+/*
+ * Is @ip the signal trampoline a handler returns to (the vDSO's
+ * __kernel_rt_sigreturn, or a restorer of the same code: "mov x8,
+ * #__NR_rt_sigreturn; svc #0"), @sp the stack pointer the handler was
+ * entered with, which points at the kernel's rt_sigframe, a siginfo then
+ * a ucontext? Then *@r are the registers of the interrupted code, from
+ * the signal frame.
+ */
+static inline bool arch_unwind_user_sigframe(unsigned long ip, unsigned long sp,
+					     struct unwind_user_sigregs *r)
+{
+	unsigned long sc = sp + sizeof(struct siginfo) +
+			   offsetof(struct ucontext, uc_mcontext);
+	__le32 insn[2];
+	u64 regs[4];
+
+	if (copy_from_user_nofault(insn, (const void __user *)ip, sizeof(insn)) ||
+	    le32_to_cpu(insn[0]) != 0xd2801168 ||	/* mov x8, #139 */
+	    le32_to_cpu(insn[1]) != 0xd4000001)		/* svc #0 */
+		return false;
+	/* x29, x30, sp and pc follow each other in struct sigcontext. */
+	BUILD_BUG_ON(offsetof(struct sigcontext, pc) -
+		     offsetof(struct sigcontext, regs[29]) != 3 * sizeof(u64));
+	if (copy_from_user_nofault(regs, (const void __user *)(sc +
+				   offsetof(struct sigcontext, regs[29])),
+				   sizeof(regs)))
+		return false;
+	r->fp = regs[0];
+	r->lr = regs[1];
+	r->sp = regs[2];
+	r->ip = regs[3];
+	return true;
 }
 
 /* The user instruction that ends at @ra, read without faulting. */

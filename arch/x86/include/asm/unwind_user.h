@@ -6,6 +6,7 @@
 #include <linux/uaccess.h>
 #include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
+#include <asm/sigframe.h>
 
 /* push %rbp; mov %rsp, %rbp: the caller's RBP at [RBP], the RA above it */
 #define ARCH_INIT_USER_FP_FRAME {					\
@@ -78,6 +79,38 @@ static inline bool arch_unwind_user_reg(struct pt_regs *regs,
 static inline unsigned long arch_unwind_user_strip_ra(unsigned long ra)
 {
 	return ra;
+}
+
+/*
+ * Is @ip the signal trampoline a handler returns to (the restorer the C
+ * library passes to sigaction(), glibc's and musl's __restore_rt:
+ * "mov $__NR_rt_sigreturn, %rax; syscall"), @sp the stack pointer after
+ * the handler's return popped rt_sigframe.pretcode? Then *@r are the
+ * registers of the interrupted code, from the signal frame.
+ */
+static inline bool arch_unwind_user_sigframe(unsigned long ip, unsigned long sp,
+					     struct unwind_user_sigregs *r)
+{
+	static const u8 restore_rt[] = {
+		0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15, %rax */
+		0x0f, 0x05,					/* syscall */
+	};
+	unsigned long sc = sp - sizeof(long) +
+			   offsetof(struct rt_sigframe, uc.uc_mcontext);
+	u8 insn[sizeof(restore_rt)];
+
+	if (copy_from_user_nofault(insn, (const void __user *)ip, sizeof(insn)) ||
+	    memcmp(insn, restore_rt, sizeof(insn)))
+		return false;
+	if (copy_from_user_nofault(&r->ip, (const void __user *)(sc +
+				   offsetof(struct sigcontext, ip)), sizeof(long)) ||
+	    copy_from_user_nofault(&r->sp, (const void __user *)(sc +
+				   offsetof(struct sigcontext, sp)), sizeof(long)) ||
+	    copy_from_user_nofault(&r->fp, (const void __user *)(sc +
+				   offsetof(struct sigcontext, bp)), sizeof(long)))
+		return false;
+	r->lr = 0;
+	return true;
 }
 
 /*

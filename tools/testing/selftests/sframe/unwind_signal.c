@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frames the kernel makes: a signal handler's, and the vDSO's.
+ *
+ * signal_handler: SIGPROF interrupts main -> s_mid -> s_leaf every 2 ms of
+ * CPU time; the handler runs sig_handler -> h_mid -> h_leaf for a while.
+ * A sample in h_leaf must unwind through the signal trampoline the handler
+ * returns to (the C library's __restore_rt on x86-64, the vDSO's
+ * __kernel_rt_sigreturn on arm64) into the interrupted code, with the
+ * registers the kernel saved in the signal frame, and on to main.
+ *
+ * vdso: main -> v_mid -> v_leaf calls clock_gettime() in a loop. A sample
+ * in the vDSO, which has no SFrame data, must reach v_leaf, v_mid and main.
+ * The C library's clock_gettime() between the vDSO and v_leaf has none
+ * either: the recovery of the callers of such frames reports the first
+ * caller with SFrame data, v_leaf, and that wrapper frame is missing.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "sampler.h"
+#include "workload.h"
+
+#if defined(__aarch64__)
+#define SIGTRAMP	"@[vdso]"
+#else
+#define SIGTRAMP	"@libc.so"
+#endif
+
+static const char *const sig_expect[] = {
+	"h_leaf", "h_mid", "sig_handler", SIGTRAMP, "s_leaf", "s_mid", "main"
+};
+
+static const char *const vdso_expect[] = {
+	"@[vdso]", "v_leaf", "v_mid", "main"
+};
+
+noinline __noclone void h_leaf(void)
+{
+	char frame[24];
+	unsigned int i;
+
+	for (i = 0; i < 20000 && !workload_stop; i++)
+		wl_use(frame);
+}
+
+noinline __noclone void h_mid(void)
+{
+	char frame[40];
+
+	wl_use(frame);
+	h_leaf();
+	wl_use(frame);
+}
+
+noinline __noclone void sig_handler(int sig)
+{
+	char frame[32];
+
+	wl_use(frame);
+	h_mid();
+	wl_use(frame);
+}
+
+noinline __noclone void s_leaf(void)
+{
+	char frame[24];
+
+	wl_spin(&workload_stop, frame);
+}
+
+noinline __noclone void s_mid(void)
+{
+	char frame[56];
+
+	wl_use(frame);
+	s_leaf();
+	wl_use(frame);
+}
+
+static void signal_workload(void)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sig_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+	s_mid();
+}
+
+noinline __noclone void v_leaf(void)
+{
+	struct timespec ts;
+
+	while (!workload_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		wl_use(&ts);
+	}
+}
+
+noinline __noclone void v_mid(void)
+{
+	char frame[40];
+
+	wl_use(frame);
+	v_leaf();
+	wl_use(frame);
+}
+
+/* Sample the workload @mode until it has enough samples in @leaf. */
+static int run(struct wl_run *w, const char *mode, const char *leaf,
+	       struct sample_filter *f, struct sampler_opts *o)
+{
+	static char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, (char *)mode, NULL };
+	int ret;
+
+	sampler_get_opts(o);
+	if (self_path(exe, sizeof(exe)))
+		return -1;
+	diag_env(exe);
+	if (wl_start(w, exe, argv, o))
+		return -1;
+	f->pid = w->pid;
+	ret = wl_phase_leaf(w, o, f, leaf);
+	if (wl_finish(w) || !wl_exit_ok(w))
+		ret = -1;
+	return ret;
+}
+
+TEST(signal_handler)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	struct wl_run w;
+	bool ok;
+
+	ASSERT_EQ(0, run(&w, "signal", sig_expect[0], &f, &o));
+	ok = chain_report("signal", &w.s, &f, sig_expect,
+			  ARRAY_SIZE(sig_expect), &o, &st);
+	wl_cleanup(&w);
+	ASSERT_TRUE(ok);
+}
+
+TEST(vdso)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	struct wl_run w;
+	bool ok;
+
+	ASSERT_EQ(0, run(&w, "vdso", vdso_expect[0], &f, &o));
+	ok = chain_report("vdso", &w.s, &f, vdso_expect,
+			  ARRAY_SIZE(vdso_expect), &o, &st);
+	wl_cleanup(&w);
+	ASSERT_TRUE(ok);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = wl_mode(argc, argv);
+
+	if (mode) {
+		wl_init();
+		if (!strcmp(mode, "signal"))
+			signal_workload();
+		else
+			v_mid();
+		return 0;
+	}
+	return test_harness_run(argc, argv);
+}

@@ -280,6 +280,27 @@ static void sframe_valid_remember(const struct sframe_file_key *key)
 	spin_unlock(&sframe_valid_lock);
 }
 
+/*
+ * Files whose section is in an SFrame version this kernel does not know,
+ * as far as they fit the table: said once per file, not at every mapping.
+ */
+static struct sframe_file_key sframe_unknown[1 << SFRAME_VALID_BITS];
+
+static bool sframe_unknown_first(const struct sframe_file_key *key)
+{
+	struct sframe_file_key *slot;
+	bool first;
+
+	spin_lock(&sframe_valid_lock);
+	slot = &sframe_unknown[hash_64(key->ino ^ key->off ^
+				       ((u64)key->dev << 32),
+				       SFRAME_VALID_BITS)];
+	first = memcmp(slot, key, sizeof(*key));
+	*slot = *key;
+	spin_unlock(&sframe_valid_lock);
+	return first;
+}
+
 static void sframe_file_key(struct sframe_file_key *key,
 			    const struct inode *inode,
 			    const struct elf64_phdr *ph)
@@ -726,6 +747,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	const struct elf64_phdr *sframe = NULL, *text = NULL;
 	unsigned long bias, text_start, text_end, sec_start;
 	u64 off = (u64)pgoff << PAGE_SHIFT, lo = U64_MAX, hi = 0;
+	struct sframe_file_key key;
 	struct sframe_header hdr;
 	struct sframe_section *sec = NULL;
 	struct elf64_phdr *phdrs;
@@ -814,10 +836,13 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	goto out;
 
 bad:
-	/* A newer format is not an error of the file's. */
-	if (ret == -EOPNOTSUPP)
-		pr_debug("%pD: unsupported SFrame version, ignored\n", file);
-	else
+	/* A newer format is not an error of the file's: said once. */
+	if (ret == -EOPNOTSUPP) {
+		sframe_file_key(&key, d_real_inode(file->f_path.dentry), sframe);
+		if (sframe_unknown_first(&key))
+			pr_info("%pD: SFrame version %u not supported, ignored\n",
+				file, hdr.preamble.version);
+	} else
 		pr_warn_ratelimited("%s[%d]: %pD: invalid PT_GNU_SFRAME (%d), ignored\n",
 				    current->comm, task_pid_nr(current), file,
 				    ret);

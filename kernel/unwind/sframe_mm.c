@@ -842,10 +842,11 @@ bad:
 		if (sframe_unknown_first(&key))
 			pr_info("%pD: SFrame version %u not supported, ignored\n",
 				file, hdr.preamble.version);
-	} else
+	} else {
 		pr_warn_ratelimited("%s[%d]: %pD: invalid PT_GNU_SFRAME (%d), ignored\n",
 				    current->comm, task_pid_nr(current), file,
 				    ret);
+	}
 out:
 	kfree(phdrs);
 	return sec;

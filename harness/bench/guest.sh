@@ -32,8 +32,29 @@ PERF_PERIOD=${BENCH_PERF_PERIOD:-100000}
 COLD_RUNS=${BENCH_COLD_RUNS:-10}
 
 log() { echo "$*" >>"$res"; }
+# The lookup cache's counters (debugfs sframe_stats): "HITS MISSES".
+STATS=/sys/kernel/debug/sframe_stats
+[ -r "$STATS" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+cache_counts() {
+	awk '$1 == "cache_hits" { h = $2 } $1 == "cache_misses" { m = $2 }
+	     END { print (h == "" ? "-" : h), (m == "" ? "-" : m) }' "$STATS" 2>/dev/null ||
+		echo "- -"
+}
+# run CMD...: its output to the results; for a ubench run (-t LABEL) also
+# the cache counters before and after ("cache label=... hits=... misses=...").
 run() {
+	local before after label= prev=
+	before=$(cache_counts)
 	"$@" >>"$res" 2>&1 || { log "FAILED: $*"; status=1; }
+	after=$(cache_counts)
+	for a in "$@"; do
+		[ "$prev" = -t ] && label=$a
+		prev=$a
+	done
+	[ -z "$label" ] && return
+	set -- $before $after
+	[ "$1" = - ] || [ "$3" = - ] ||
+		log "cache label=$label hits=$(($3 - $1)) misses=$(($4 - $2))"
 }
 mark() { log "part $1 uptime=$(cut -d' ' -f1 /proc/uptime)"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }

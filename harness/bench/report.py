@@ -355,6 +355,34 @@ def main():
                   f"{num(b / 1000, 1)} us | {num((a - b) / 1000, 1)} us ({(a / b - 1) * 100:+.1f}%) |")
         p("")
 
+    # ---- 5b. lookup cache hit rates ------------------------------------------
+    caches = {}
+    for kind, lines in runs.items():
+        for x in lines:
+            if x.startswith("cache "):
+                c = kv(x)
+                h, m = int(c["hits"]), int(c["misses"])
+                t = caches.setdefault((kind, c["label"]), [0, 0])
+                t[0] += h
+                t[1] += m
+    if caches:
+        p("## 5. Lookup cache hit rates, measured")
+        p("")
+        p("The per-CPU lookup cache's counters (debugfs `sframe_stats`: "
+          "`cache_hits`, `cache_misses`) read before and after each ubench run "
+          "of the cost and scaling parts, summed over the run's points and "
+          "repetitions (its checks and untimed loops included). Every lookup "
+          "of an IP in a task with SFrame data counts, also for frames that "
+          "end up unwound by frame pointers.")
+        p("")
+        p("| boot | run | lookups | hits | hit rate |")
+        p("|---|---|---|---|---|")
+        for (kind, label), (h, m) in sorted(caches.items()):
+            if h + m == 0:
+                continue
+            p(f"| {kind} | {label} | {h + m:,} | {h:,} | {h * 100 / (h + m):.1f}% |")
+        p("")
+
     # ---- 6. host micro-benchmark -----------------------------------------
     p("## 6. Host micro-benchmark of the decoder")
     p("")

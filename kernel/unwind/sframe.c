@@ -461,24 +461,7 @@ static int sframe_read_fre(const struct sframe_table *tbl,
 	return 0;
 }
 
-static s32 sframe_offset(const u8 *p, unsigned int size)
-{
-	s16 off16;
-	s32 off32;
-
-	switch (size) {
-	case 1:
-		return (s8)*p;
-	case 2:
-		memcpy(&off16, p, sizeof(off16));
-		return off16;
-	default:
-		memcpy(&off32, p, sizeof(off32));
-		return off32;
-	}
-}
-
-/* A control word of a flexible row: read unsigned. */
+/* A data word of @size bytes (1, 2 or 4), unsigned: a control word. */
 static u32 sframe_word(const u8 *p, unsigned int size)
 {
 	u16 w16;
@@ -494,6 +477,14 @@ static u32 sframe_word(const u8 *p, unsigned int size)
 		memcpy(&w32, p, sizeof(w32));
 		return w32;
 	}
+}
+
+/* The same word, signed: an offset. */
+static s32 sframe_offset(const u8 *p, unsigned int size)
+{
+	u32 w = sframe_word(p, size);
+
+	return size == 1 ? (s8)w : size == 2 ? (s16)w : (s32)w;
 }
 
 /* The DWARF numbers of the stack and frame pointers of @abi. */

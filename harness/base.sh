@@ -69,6 +69,12 @@ apply_series() {
 			-c user.email="$(git -C "$TOP" config user.email || echo harness@localhost)" \
 			am -q --keep-cr "$p" || die "git am failed on $(basename "$p")"
 	done
+	# Commits made in the tree from now on are the series': the
+	# repository's identity, not the base commit's.
+	if git -C "$TOP" config user.name >/dev/null; then
+		git -C "$SRC" config user.name "$(git -C "$TOP" config user.name)"
+		git -C "$SRC" config user.email "$(git -C "$TOP" config user.email)"
+	fi
 	echo "$id $(git -C "$SRC" rev-parse HEAD)" >"$stamp"
 }
 

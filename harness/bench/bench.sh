@@ -15,7 +15,7 @@
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
 # BENCH_EXEC_N (execve/dlopen loop length: 1000),
-# BENCH_PARTS ("cost scale perf cold exec"), BENCH_BOOTS ("icount wall": a
+# BENCH_PARTS ("cost worst scale perf cold exec"), BENCH_BOOTS ("icount wall": a
 # boot left out keeps its earlier results-KIND.txt, if any), BENCH_TAG (suffix of the output
 # names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
 set -euo pipefail
@@ -39,7 +39,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost scale perf cold exec}
+parts=${BENCH_PARTS:-cost worst scale perf cold exec}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -50,7 +50,7 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | scale | perf | cold | exec) ;; *) die "unknown BENCH_PARTS entry '$p' (cost scale perf cold exec)" ;; esac
+	case $p in cost | worst | scale | perf | cold | exec) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec)" ;; esac
 done
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.
@@ -142,6 +142,9 @@ qv=$("$qemu" --version | head -1)
 	echo "config=$cfgdesc"
 	echo "guest=$qv, TCG, -cpu max, 1 vCPU, ${QEMU_MEM:-1G}; boots: -icount shift=0 ($reps_icount repetitions), no icount ($reps_wall repetitions); programs built with $("$cc" --version | head -1)"
 	echo "host=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs (shared, not isolated)"
+	# The bounds the worst case is measured against, as the sources set them.
+	echo "rows_per_mark=$(awk '$2 == "SFRAME_ROWS_PER_MARK" { print $3 }' "$TOP/include/linux/sframe.h")"
+	echo "lookup_reserve=$(awk '$2 == "UNWIND_USER_LOOKUP_RESERVE" { print $3 }' "$TOP/kernel/unwind/user.c")"
 	echo "perf_iters=$perf_iters"
 	echo "perf_period=$perf_period"
 	cat "$B/boots.txt"

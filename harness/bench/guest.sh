@@ -7,10 +7,10 @@
 #
 # KIND names the boot (icount or wall), REPS is the number of repetitions
 # of each timed measurement (the host takes medians). PARTS (default
-# "cost scale perf cold exec") selects the measurements.
+# "cost worst scale perf cold exec") selects the measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost scale perf cold exec}
+parts=${4:-cost worst scale perf cold exec}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 R=/proc/sys/kernel/unwind_user_recover
@@ -97,6 +97,19 @@ if has cost; then
 		echo 0 >$R; run ./ubench-rcmid -t rc-off -N -D 16 -C 1 -n 100 -r 1
 		echo 1 >$R
 	fi
+fi
+
+# The worst case of a lookup on a valid section: functions of 8,001 rows
+# whose call sites are in their last row, with the lookup cache defeated
+# before every sample (-c: map and unmap an SFrame file); the same chain
+# built with frame pointers, walked with SFrame off; and, for the record,
+# the SFrame chain without the churn (cached lookups).
+if has worst; then
+	mark worst
+	WN=${BENCH_WORST_N:-200}
+	echo 1 >$S; run ./ubench-adv -t adv-sf -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
+	echo 0 >$S; run ./ubench-adv-fp -t adv-fp -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
+	echo 1 >$S; run ./ubench-adv -t adv-sf-cached -D 16,64,128 -C 1 -n "$WN" -r "$reps"
 fi
 
 if has scale; then

@@ -176,6 +176,38 @@ def main():
               f"{rb[0].split(': ', 1)[-1]}.")
             p("")
 
+    # ---- 1c. worst case ---------------------------------------------------
+    if get("icount", "adv-sf", 1, 16) is not None:
+        rpm, res = meta.get("rows_per_mark", "?"), meta.get("lookup_reserve", "?")
+        p("### 1c. Worst case: the longest functions, the lookup cache defeated")
+        p("")
+        p("One chain of functions of 8,001 SFrame rows each (gen.py `--pad 4000`: "
+          "close to the 8,192 a valid section may have per function), whose call "
+          "sites are in their last row; before every sample the program maps and "
+          "unmaps the executable segment of an SFrame library (`ubench -c`), so the "
+          "mm's registrations change and no cached lookup result is used "
+          "(`adv-sf`). The same code built with frame pointers and walked with "
+          "SFrame off (`adv-fp`, the same churn); and the SFrame build without the "
+          "churn (`adv-sf-cached`). Bound in the sources: a lookup reads at most "
+          f"SFRAME_ROWS_PER_MARK + 1 = {int(rpm) + 1 if rpm.isdigit() else '?'} rows "
+          "of a function, and a walk makes at most depth + "
+          f"UNWIND_USER_LOOKUP_RESERVE ({res}) lookups.")
+        p("")
+        p("| depth | SFrame instr/frame | FP instr/frame | SFrame/FP | SFrame cached "
+          "instr/frame | wall ns/frame SFrame | wall ns/frame FP | wall SFrame/FP | "
+          "chains checked (SF / FP / cached) |")
+        p("|---|---|---|---|---|---|---|---|---|")
+        for depth in (16, 64, 128):
+            sf = get("icount", "adv-sf", 1, depth)
+            fp = get("icount", "adv-fp", 1, depth)
+            wsf = get("wall", "adv-sf", 1, depth)
+            wfp = get("wall", "adv-fp", 1, depth)
+            p(f"| {depth} | {num(sf)} | {num(fp)} | {ratio(sf, fp)} | "
+              f"{num(get('icount', 'adv-sf-cached', 1, depth))} | {num(wsf)} | "
+              f"{num(wfp)} | {ratio(wsf, wfp)} | {checked('adv-sf', 1, depth)} / "
+              f"{checked('adv-fp', 1, depth)} / {checked('adv-sf-cached', 1, depth)} |")
+        p("")
+
     # ---- 2. scaling -------------------------------------------------------
     p("## 2. Scaling")
     p("")
@@ -410,6 +442,10 @@ def main():
         return ", ".join(f"{d}: {ratio(a, b)}" for d, a, b in rs)
     p(f"| SFrame/FP per frame <= 1.5 (distinct IPs, 64 chains) | depth {rl(r64)} |")
     p(f"| SFrame/FP per frame <= 1.2 (repeated IPs, 1 chain) | depth {rl(r1)} |")
+    rw = [(d, get("icount", "adv-sf", 1, d), get("icount", "adv-fp", 1, d)) for d in (16, 64, 128)]
+    if any(a is not None for _, a, _ in rw):
+        p(f"| worst case (8,001-row functions, cache defeated): SFrame/FP per frame <= 10 "
+          f"| depth {rl(rw)} |")
     if sizes and hostf:
         a, b = sizes[0], sizes[-1]
         ha, hb = hostf.get(f"ubench-scale-{a}"), hostf.get(f"ubench-scale-{b}")

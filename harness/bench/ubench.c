@@ -28,6 +28,9 @@
  *   -N               chains are expected to be broken (report, don't fail)
  *   -g lib.so        before each repetition, dlopen() and dlclose() lib.so
  *                    (new SFrame registrations: see new_generation())
+ *   -c lib.so        before each iteration, map the executable segment of
+ *                    lib.so and unmap it (see churn()): no lookup result
+ *                    the kernel cached for an earlier sample is used
  *
  * Prints one "cost key=value ..." line per point (medians over the reps,
  * nanoseconds per iteration: none, chain, their difference "unwind", and
@@ -37,6 +40,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -53,13 +57,14 @@
 /* The chains generated into this program (gen.py chain ch ...). */
 extern void *ch_ra[];
 extern void (*const ch_fn[])(volatile char *);
-extern const int ch_nchains, ch_depth;
+extern const int ch_nchains, ch_depth, ch_pad;
 
 struct chainset {
 	const char *name;
 	void (*const *fn)(volatile char *);	/* [nchains][depth] */
 	void **ra;				/* [nchains][depth] */
 	int nchains, depth;
+	int pad;	/* stack pointer moves before each call (gen.py --pad) */
 };
 
 #define RB_PAGES	128
@@ -78,7 +83,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ubench [-D d1,d2..] [-C c1,c2..] [-n iters] [-r reps] [-t label]\n"
-		"              [-v verify-iters] [-l nlibs -L lib.so [-x]] [-N] [-g lib.so]\n");
+		"              [-v verify-iters] [-l nlibs -L lib.so [-x]] [-N] [-g lib.so]\n"
+		"              [-c lib.so]\n");
 	exit(2);
 }
 
@@ -213,8 +219,62 @@ static inline void drop_page(void)
 		die("mmap MAP_FIXED");
 }
 
+/*
+ * Churn (-c): the executable segment of an SFrame file, mapped and
+ * unmapped before every iteration. Each of the two moves the mm's SFrame
+ * registrations to a new generation, which the kernel's per-CPU lookup
+ * cache is indexed by: every lookup of the next sample misses, as under a
+ * task that maps and unmaps to defeat the cache.
+ */
+static int churn_fd = -1;
+static off_t churn_off;
+static size_t churn_len;
+
+static void churn_open(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int i;
+
+	churn_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (churn_fd < 0)
+		die(path);
+	if (pread(churn_fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_phentsize != sizeof(ph)) {
+		fprintf(stderr, "ubench: %s: not a 64-bit ELF file\n", path);
+		exit(2);
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(churn_fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			die(path);
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			churn_off = ph.p_offset & ~(page_size - 1);
+			churn_len = ph.p_offset + ph.p_filesz - churn_off;
+			return;
+		}
+	}
+	fprintf(stderr, "ubench: %s: no executable segment\n", path);
+	exit(2);
+}
+
+static inline void churn(void)
+{
+	void *p;
+
+	if (churn_fd < 0)
+		return;
+	p = mmap(NULL, churn_len, PROT_READ | PROT_EXEC, MAP_PRIVATE, churn_fd,
+		 churn_off);
+	if (p == MAP_FAILED)
+		die("mmap of the churn file");
+	munmap(p, churn_len);
+}
+
 static inline void one(const struct chainset *cs, int c, int level)
 {
+	churn();
 	drop_page();
 	cs->fn[c * cs->depth + level](page);
 }
@@ -277,7 +337,8 @@ static void verify(const struct chainset *cs, struct event *e, int callchain,
 			}
 			samples++;
 			ip = p[0];
-			if (ip - leaf >= 256) {
+			/* The leaf's store follows its padding (8 bytes a step). */
+			if (ip - leaf >= 256 + 8 * (uintptr_t)cs->pad) {
 				snprintf(k->why, sizeof(k->why),
 					 "sample ip %#llx not in the leaf %#lx",
 					 (unsigned long long)ip, (unsigned long)leaf);
@@ -401,20 +462,22 @@ static void load_libs(const char *lib, int nlibs, struct chainset *lc)
 	}
 	lc->nchains = *(const int *)dlsym(h, "lc_nchains");
 	lc->depth = *(const int *)dlsym(h, "lc_depth");
+	lc->pad = 0;
 }
 
 int main(int argc, char **argv)
 {
 	int depths[MAX_POINTS], chains[MAX_POINTS], nd = 0, nc = 0;
 	int n = 1000, reps = 3, nverify = 0, nlibs = 0, uselib = 0, broken = 0;
-	const char *label = "run", *lib = NULL, *regen = NULL;
-	struct chainset main_cs = { "main", ch_fn, ch_ra, ch_nchains, ch_depth };
+	const char *label = "run", *lib = NULL, *regen = NULL, *churn_lib = NULL;
+	struct chainset main_cs = { "main", ch_fn, ch_ra, ch_nchains, ch_depth,
+				    ch_pad };
 	struct chainset lib_cs, *cs = &main_cs;
 	int opt, di, ci, failed = 0;
 
 	depths[nd++] = 16;
 	chains[nc++] = 1;
-	while ((opt = getopt(argc, argv, "D:C:n:r:t:v:l:L:xNg:")) != -1) {
+	while ((opt = getopt(argc, argv, "D:C:n:r:t:v:l:L:xNg:c:")) != -1) {
 		switch (opt) {
 		case 'D': nd = parse_list(optarg, depths, MAX_POINTS); break;
 		case 'C': nc = parse_list(optarg, chains, MAX_POINTS); break;
@@ -427,6 +490,7 @@ int main(int argc, char **argv)
 		case 'x': uselib = 1; break;
 		case 'N': broken = 1; break;
 		case 'g': regen = optarg; break;
+		case 'c': churn_lib = optarg; break;
 		default: usage();
 		}
 	}
@@ -441,6 +505,8 @@ int main(int argc, char **argv)
 	memset(buf, 1, sizeof(buf));
 	use_madvise = !madvise(page, page_size, MADV_DONTNEED);
 	printf("drop=%s\n", use_madvise ? "madvise" : "mmap");
+	if (churn_lib)
+		churn_open(churn_lib);
 	if (nlibs) {
 		load_libs(lib, nlibs, &lib_cs);
 		if (uselib)

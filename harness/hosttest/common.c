@@ -257,20 +257,42 @@ int kt_init_section(struct ktable *kt, const struct section *s)
 		       s->abi);
 }
 
+struct kt_stats kt_stats;
+
+/*
+ * Validated as the kernel does, with room for the row marks; a valid
+ * section keeps them, and kt_find() checks them against lookups without.
+ */
 int kt_validate(struct ktable *kt)
 {
+	struct sframe_validation v = { 0 };
 	int ret;
 
+	v.max_marks = sframe_max_marks(&kt->tbl);
+	if (v.max_marks)
+		v.marks = calloc(v.max_marks, sizeof(*v.marks));
 	hostshim_allow(kt->buf, kt->buf + kt->size);
-	ret = sframe_table_validate(&kt->tbl);
+	ret = sframe_table_validate_resume(&kt->tbl, &v);
 	hostshim_allow_none();
-	return ret;
+	free(kt->marks);
+	kt->marks = NULL;
+	kt->nr_marks = 0;
+	if (ret || !v.nr_marks) {
+		free(v.marks);
+		return ret;
+	}
+	kt->marks = v.marks;
+	kt->nr_marks = v.nr_marks;
+	return 0;
 }
 
-int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
+static int kt_find_marks(struct ktable *kt, uint64_t pc,
+			 struct unwind_user_frame *f, bool marks)
 {
 	int ret;
 
+	kt->tbl.marks = marks ? kt->marks : NULL;
+	kt->tbl.nr_marks = marks ? kt->nr_marks : 0;
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	hostshim_set_atomic(true);
 	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
@@ -279,10 +301,31 @@ int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 	return ret;
 }
 
+int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
+{
+	struct res a = { 0 }, b = { 0 };
+
+	a.rc = kt_find_marks(kt, pc, &a.f, true);
+	if (kt->marks) {
+		kt_stats.marked_lookups++;
+		b.rc = kt_find_marks(kt, pc, &b.f, false);
+		if (!res_eq(&a, &b)) {
+			kt_stats.mark_mismatches++;
+			fprintf(stderr, "%#llx: with %u marks %s, without %s\n",
+				(unsigned long long)pc, kt->nr_marks,
+				res_str(&a), res_str(&b));
+		}
+	}
+	*f = a.f;
+	return a.rc;
+}
+
 void kt_free(struct ktable *kt)
 {
 	free(kt->buf);
 	kt->buf = NULL;
+	free(kt->marks);
+	kt->marks = NULL;
 }
 
 bool res_eq(const struct res *a, const struct res *b)

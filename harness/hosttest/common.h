@@ -73,7 +73,16 @@ struct ktable {
 	uint64_t vaddr;
 	struct sframe_table tbl;
 	int init_rc;
+	struct sframe_row_mark *marks;	/* left by kt_validate() */
+	unsigned int nr_marks;
 };
+
+/* kt_find() on tables with marks: each lookup also made without them. */
+struct kt_stats {
+	unsigned long marked_lookups;
+	unsigned long mark_mismatches;
+};
+extern struct kt_stats kt_stats;
 
 /* Copies @data; text range in target addresses. Returns init's result. */
 int kt_init(struct ktable *kt, const void *data, size_t size, uint64_t vaddr,

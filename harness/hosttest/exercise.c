@@ -379,6 +379,8 @@ int exercise(const uint8_t *data, size_t size)
 	size_t hdr_len = size < sizeof(hdr) ? size : sizeof(hdr), npcs, i;
 	int rc, vrc, vrc2;
 	unsigned long reads;
+	struct sframe_row_mark *marks = NULL;
+	unsigned int nr_marks = 0;
 	uint8_t abi = size > 4 ? data[4] : 3;
 
 	exercise_stats.inputs++;
@@ -412,6 +414,20 @@ int exercise(const uint8_t *data, size_t size)
 		exercise_stats.validate_ok++;
 	check_num_fres(buf, size, vrc, reads);
 
+	/* The marks a valid section gets change no lookup (at the PCs below). */
+	if (!vrc && sframe_max_marks(&tbl)) {
+		struct sframe_validation v = { 0 };
+
+		v.max_marks = sframe_max_marks(&tbl);
+		v.marks = marks = calloc(v.max_marks, sizeof(*marks));
+		hostshim_allow(buf, buf + size);
+		rc = sframe_table_validate_resume(&tbl, &v);
+		if (rc)
+			fail("sframe_table_validate() = %d with marks, 0 without",
+			     rc);
+		nr_marks = v.nr_marks;
+	}
+
 	npcs = derive_pcs(buf, size, sec, pcs,
 			  exercise_max_pcs < MAX_PCS ? exercise_max_pcs : MAX_PCS);
 	for (i = 0; i < npcs; i++) {
@@ -433,6 +449,17 @@ int exercise(const uint8_t *data, size_t size)
 		if (rcs[i] && rcs[i] != -ENOENT)
 			fail("sframe_find(section%+ld) = %d on a validated section",
 			     (long)(pcs[i] - sec), rcs[i]);
+		if (marks) {
+			tbl.marks = marks;
+			tbl.nr_marks = nr_marks;
+			rc2 = find(&tbl, buf, size, pcs[i], &f2);
+			tbl.marks = NULL;
+			tbl.nr_marks = 0;
+			if (rc2 != rcs[i] || (!rc2 && !frame_eq(&f2, &frames[i])))
+				fail("sframe_find(section%+ld) = %d with %u marks, %d without",
+				     (long)(pcs[i] - sec), rc2, nr_marks,
+				     rcs[i]);
+		}
 		mrc = model_find(buf, size, sec, tlo, thi, pcs[i], &fm);
 		if (mrc == -E2BIG)
 			continue;
@@ -475,6 +502,7 @@ int exercise(const uint8_t *data, size_t size)
 	}
 out:
 	hostshim_allow_none();
+	free(marks);
 	free(buf);
 	return (int)(exercise_stats.failures - before);
 }

@@ -15,6 +15,30 @@ struct file;
 struct mm_struct;
 struct task_struct;
 
+/* Rows of a function from one mark to the next (struct sframe_row_mark). */
+#define SFRAME_ROWS_PER_MARK			32
+
+/**
+ * struct sframe_row_mark - a place to start reading a long function's rows
+ * @fde:	index of the function descriptor
+ * @start:	start address of the row, from the function's start
+ * @off:	offset of the row from the start of the frame row entries
+ * @row:	number of the row in the function: a multiple of
+ *		%SFRAME_ROWS_PER_MARK, not 0
+ *
+ * The rows of a function have different sizes and can only be read in
+ * order: the validation, which reads them all, marks every
+ * %SFRAME_ROWS_PER_MARK-th row of each function, so that a lookup reads
+ * at most that many rows (and one more) of a function of any length.
+ * Marks describe the section's layout, not where it is mapped.
+ */
+struct sframe_row_mark {
+	u32	fde;
+	u32	start;
+	u32	off;
+	u32	row;
+};
+
 /**
  * struct sframe_table - one user space .sframe section, as registered
  * @sec_start:	user address of the section
@@ -26,12 +50,15 @@ struct task_struct;
  * @text_end:	end of the text it may describe (exclusive)
  * @num_fdes:	number of function descriptors
  * @num_fres:	number of frame row entries of all functions together
- * @version:	format version (1 or 2)
+ * @version:	format version (1, 2 or 3)
  * @flags:	header flags
  * @abi:	ABI/architecture identifier
  * @fde_size:	size of one function descriptor for @version
  * @fixed_fp_off: FP save slot relative to the CFA for every frame, or 0
  * @fixed_ra_off: RA save slot relative to the CFA for every frame, or 0
+ * @marks:	marks left by the validation, sorted by function and start,
+ *		or NULL
+ * @nr_marks:	number of @marks
  *
  * Every value is computed from the section header once; the header itself
  * and everything behind it stays in user memory and is read on demand.
@@ -52,6 +79,8 @@ struct sframe_table {
 	u8		fde_size;
 	s8		fixed_fp_off;
 	s8		fixed_ra_off;
+	const struct sframe_row_mark *marks;
+	u32		nr_marks;
 };
 
 /**
@@ -59,12 +88,29 @@ struct sframe_table {
  * @next_fde:	the next function descriptor to check
  * @prev_start:	start address of the last descriptor checked
  * @fres:	rows of the descriptors checked so far
+ * @marks:	where to put the marks of long functions, or NULL
+ * @nr_marks:	marks put there so far
+ * @max_marks:	room at @marks
  */
 struct sframe_validation {
 	u32		next_fde;
 	unsigned long	prev_start;
 	u64		fres;
+	struct sframe_row_mark *marks;
+	u32		nr_marks;
+	u32		max_marks;
 };
+
+/**
+ * sframe_max_marks() - room for the marks of any valid section
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Return: the most marks the validation of @tbl can leave.
+ */
+static inline u32 sframe_max_marks(const struct sframe_table *tbl)
+{
+	return tbl->num_fres / SFRAME_ROWS_PER_MARK;
+}
 
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		      size_t hdr_len, unsigned long sec_start,
@@ -91,7 +137,8 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end);
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
-int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame);
+int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
+		     bool *hit);
 bool sframe_registered_user(void);
 bool sframe_text_user(unsigned long ip);
 int sframe_func_start_user(unsigned long ip, unsigned long *start);
@@ -116,7 +163,8 @@ static inline bool sframe_enabled(void)
 	return false;
 }
 static inline int sframe_find_user(unsigned long ip,
-				   struct unwind_user_frame *frame)
+				   struct unwind_user_frame *frame,
+				   bool *hit)
 {
 	return -ENOENT;
 }

@@ -18,6 +18,7 @@ struct return_instance;
  * @regs:	user registers the walk started from
  * @depth:	number of frames unwound so far
  * @scanned:	stack words scanned so far for callers of uncovered frames
+ * @lookups:	SFrame lookups made so far that read a section
  * @type:	how the current frame was reached
  * @uret:	the pending uretprobe whose trampoline was met last, or NULL
  * @lr:		with @signal, the link register the signal frame saved
@@ -35,6 +36,7 @@ struct unwind_user_state {
 	struct pt_regs		*regs;
 	unsigned int		depth;
 	unsigned int		scanned;
+	unsigned int		lookups;
 	enum unwind_user_type	type;
 	struct return_instance	*uret;
 	unsigned long		lr;

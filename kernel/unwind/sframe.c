@@ -144,6 +144,8 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->abi = h->abi_arch;
 	tbl->fixed_fp_off = h->cfa_fixed_fp_offset;
 	tbl->fixed_ra_off = h->cfa_fixed_ra_offset;
+	tbl->marks = NULL;
+	tbl->nr_marks = 0;
 	return 0;
 }
 
@@ -259,37 +261,38 @@ static int sframe_read_attrs(const struct sframe_table *tbl,
 	return 0;
 }
 
+/* The bytes of one descriptor, of any version, as read from the section. */
+union sframe_fde_raw {
+	struct sframe_fde_v1	v1;
+	struct sframe_fde_v2	v2;
+	struct sframe_fde_v3	v3;
+	u32			words[sizeof(struct sframe_fde_v2) / sizeof(u32)];
+};
+
 /*
- * Read the descriptor @idx (of version 3: its index entry; the rest is
- * read by sframe_read_attrs()).
+ * Decode the descriptor @idx from its bytes @r (of version 3: its index
+ * entry; the rest is read by sframe_read_attrs()).
  */
-static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
-			   struct sframe_fde *fde, bool may_fault)
+static void sframe_decode_fde(const struct sframe_table *tbl, u32 idx,
+			      const union sframe_fde_raw *r,
+			      struct sframe_fde *fde)
 {
 	unsigned long addr = sframe_fde_addr(tbl, idx);
-	struct sframe_fde_v3 raw3;
-	struct sframe_fde_v2 raw;
-	int ret;
+	struct sframe_fde_v2 raw = {};
 
 	if (tbl->version == SFRAME_VERSION_3) {
-		ret = sframe_read(tbl, &raw3, addr, sizeof(raw3), may_fault);
-		if (ret)
-			return ret;
-		fde->func_start = addr + raw3.start_off;
-		fde->func_size = raw3.func_size;
-		fde->fres_off = raw3.attr_off;
+		fde->func_start = addr + r->v3.start_off;
+		fde->func_size = r->v3.func_size;
+		fde->fres_off = r->v3.attr_off;
 		fde->fres_num = 0;
 		fde->info = 0;
 		fde->info2 = 0;
 		fde->rep_size = 0;
-		return 0;
+		return;
 	}
 
 	/* A v1 descriptor is the first 17 bytes of a v2 one. */
-	ret = sframe_read(tbl, &raw, addr, tbl->fde_size, may_fault);
-	if (ret)
-		return ret;
-
+	memcpy(&raw, r, tbl->fde_size);
 	fde->func_start = sframe_func_start(tbl, addr, raw.start_addr);
 	fde->func_size = raw.func_size;
 	fde->fres_off = raw.fres_off;
@@ -300,19 +303,38 @@ static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 		fde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
 	else
 		fde->rep_size = raw.rep_size;
+}
+
+/* Read and decode the descriptor @idx. */
+static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
+			   struct sframe_fde *fde, bool may_fault)
+{
+	union sframe_fde_raw r;
+	int ret;
+
+	ret = sframe_read(tbl, &r, sframe_fde_addr(tbl, idx), tbl->fde_size,
+			  may_fault);
+	if (ret)
+		return ret;
+	sframe_decode_fde(tbl, idx, &r, fde);
 	return 0;
 }
 
 /*
  * Find the index of the last descriptor whose function starts at or below
- * @ip. The search reads one start address per probe, all of them inside one
- * user access window over the descriptor table (whose bounds were checked
- * against the section by sframe_table_init()), so that a probe costs a load
- * rather than a copy_from_user_nofault() of its own.
+ * @ip, and read that descriptor into *@fde. The search reads one start
+ * address per probe, and then the descriptor found, all inside one user
+ * access window over the descriptor table (whose bounds were checked
+ * against the section by sframe_table_init()), so that a probe costs a
+ * load rather than a copy_from_user_nofault() of its own.
  */
 static int sframe_search_fdes(const struct sframe_table *tbl,
-			      unsigned long ip, u32 *idx)
+			      unsigned long ip, u32 *idx,
+			      struct sframe_fde *fde)
 {
+	union sframe_fde_raw r;
+	const u8 __user *src;
+	unsigned int i;
 	unsigned long size = (unsigned long)tbl->num_fdes * tbl->fde_size;
 	const void __user *fdes = (const void __user *)tbl->fdes_start;
 	u32 lo = 0, hi = tbl->num_fdes;
@@ -352,9 +374,21 @@ static int sframe_search_fdes(const struct sframe_table *tbl,
 			hi = mid;
 		}
 	}
+	if (found) {
+		/* In words, and the byte a version 1 descriptor has more. */
+		src = (const u8 __user *)sframe_fde_addr(tbl, *idx);
+		for (i = 0; i + sizeof(u32) <= tbl->fde_size; i += sizeof(u32))
+			unsafe_get_user(r.words[i / sizeof(u32)],
+					(const u32 __user *)(src + i), fault_end);
+		if (i < tbl->fde_size)
+			unsafe_get_user(((u8 *)&r)[i], src + i, fault_end);
+	}
 	user_read_access_end();
 	pagefault_enable();
-	return found ? 0 : -ENOENT;
+	if (!found)
+		return -ENOENT;
+	sframe_decode_fde(tbl, *idx, &r, fde);
+	return 0;
 
 fault_end:
 	user_read_access_end();
@@ -363,19 +397,15 @@ fault:
 	return -EFAULT;
 }
 
-/* The descriptor of the function that contains @ip. */
+/* The descriptor of the function that contains @ip, and its index. */
 static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
-			   struct sframe_fde *fde)
+			   struct sframe_fde *fde, u32 *idx)
 {
-	u32 idx;
 	int ret;
 
 	if (ip < tbl->text_start || ip >= tbl->text_end)
 		return -ENOENT;
-	ret = sframe_search_fdes(tbl, ip, &idx);
-	if (ret)
-		return ret;
-	ret = sframe_read_fde(tbl, idx, fde, false);
+	ret = sframe_search_fdes(tbl, ip, idx, fde);
 	if (ret)
 		return ret;
 	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size)
@@ -677,6 +707,35 @@ static int sframe_fde_rows(const struct sframe_table *tbl,
 	return -EINVAL;
 }
 
+/*
+ * Where to start reading the rows of function @idx for @pc_off: at the last
+ * mark the validation left at or below it (*@row and *@addr move there), if
+ * any; the rows before it start lower. Marks are sorted by function, then
+ * by start, and are the kernel's own: only the rows they point at are user
+ * data, and are read with the usual checks.
+ */
+static void sframe_mark_find(const struct sframe_table *tbl, u32 idx,
+			     u32 pc_off, u32 *row, unsigned long *addr)
+{
+	const struct sframe_row_mark *m;
+	u32 lo = 0, hi = tbl->nr_marks;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		m = &tbl->marks[mid];
+		if (m->fde < idx || (m->fde == idx && m->start <= pc_off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || tbl->marks[lo - 1].fde != idx)
+		return;
+	m = &tbl->marks[lo - 1];
+	*row = m->row;
+	*addr = tbl->fres_start + m->off;
+}
+
 /**
  * sframe_find() - look up the unwinding rule for a user instruction pointer
  * @tbl:	a table set up by sframe_table_init()
@@ -684,8 +743,10 @@ static int sframe_fde_rows(const struct sframe_table *tbl,
  * @frame:	filled with the rule on success
  *
  * Binary search over the function descriptors, then a scan of the
- * function's frame row entries. Reads user memory without faulting, so it
- * is safe in any context, including NMI, provided user access is allowed.
+ * function's frame row entries: of at most %SFRAME_ROWS_PER_MARK + 1 of
+ * them if the validation left marks in @tbl. Reads user memory without
+ * faulting, so it is safe in any context, including NMI, provided user
+ * access is allowed.
  *
  * Return: 0 on success, -ENOENT if @ip is not described by the table,
  * -EFAULT if the section could not be read without faulting, -EINVAL if
@@ -696,13 +757,13 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 {
 	struct sframe_fre fre, found;
 	struct sframe_window w;
-	unsigned int addr_size, max_words, i;
+	unsigned int addr_size, max_words;
 	struct sframe_fde fde;
 	unsigned long addr;
-	u32 pc_off;
+	u32 idx, pc_off, i;
 	int ret;
 
-	ret = sframe_find_fde(tbl, ip, &fde);
+	ret = sframe_find_fde(tbl, ip, &fde, &idx);
 	if (ret)
 		return ret;
 	sframe_window_init(&w, false);
@@ -740,9 +801,12 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	addr = tbl->fres_start + fde.fres_off;
 	if (addr < tbl->fres_start)
 		return -EINVAL;
+	i = 0;
+	if (fde.fres_num > SFRAME_ROWS_PER_MARK)
+		sframe_mark_find(tbl, idx, pc_off, &i, &addr);
 
 	found.size = 0;
-	for (i = 0; i < fde.fres_num; i++) {
+	for (; i < fde.fres_num; i++) {
 		ret = sframe_read_fre(tbl, &w, addr, addr_size, max_words,
 				      &fre);
 		if (ret)
@@ -774,20 +838,23 @@ int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
 		     unsigned long *start)
 {
 	struct sframe_fde fde;
+	u32 idx;
 	int ret;
 
-	ret = sframe_find_fde(tbl, ip, &fde);
+	ret = sframe_find_fde(tbl, ip, &fde, &idx);
 	if (!ret)
 		*start = fde.func_start;
 	return ret;
 }
 
 /*
- * Check one function: inside the text, its attributes, and its rows, at
- * most @fres_left of them (see sframe_table_validate_resume()). Reads the
- * attribute record of a version 3 function into @fde.
+ * Check one function, @v->next_fde: inside the text, its attributes, and
+ * its rows, at most @fres_left of them (see sframe_table_validate_resume()),
+ * and leave a mark at every %SFRAME_ROWS_PER_MARK-th row in @v->marks, if
+ * given. Reads the attribute record of a version 3 function into @fde.
  */
 static int sframe_validate_fde(const struct sframe_table *tbl,
+			       struct sframe_validation *v,
 			       struct sframe_fde *fde, u64 fres_left)
 {
 	unsigned int addr_size, max_words, i;
@@ -851,6 +918,17 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 			return ret;
 		if (fre.start >= limit || (i && fre.start <= prev))
 			return -EINVAL;
+		if (v->marks && i && !(i % SFRAME_ROWS_PER_MARK)) {
+			/* Not more than the rows the header counts allow. */
+			if (v->nr_marks >= v->max_marks)
+				return -EINVAL;
+			v->marks[v->nr_marks++] = (struct sframe_row_mark) {
+				.fde	= v->next_fde,
+				.start	= fre.start,
+				.off	= addr - tbl->fres_start,
+				.row	= i,
+			};
+		}
 		/* Flexible rows can be malformed in more ways: decode them. */
 		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX) {
 			ret = sframe_fre_to_frame(tbl, &w, &fre, addr_size,
@@ -873,7 +951,10 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
  * type) and every frame row entry (inside the row sub-section, start
  * addresses increasing and inside the function, a known offset encoding).
  * The functions together may not have more rows than the header counts,
- * which bounds the work by the size of the section.
+ * which bounds the work by the size of the section. If @v->marks is set,
+ * it is filled with the marks sframe_find() may use once they are in the
+ * table (see struct sframe_row_mark), @v->max_marks of them at most:
+ * sframe_max_marks() is enough for any section the validation accepts.
  *
  * The validation stops when the task has a fatal signal pending (-EINTR),
  * which it checks at least every SFRAME_VALIDATE_BATCH descriptors or rows,
@@ -894,6 +975,7 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 	struct sframe_table copy;
 	struct sframe_fde fde;
 	u64 checked;
+	u32 marks;
 	int ret;
 
 	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
@@ -927,9 +1009,14 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 			return ret;
 		if (v->next_fde && fde.func_start < v->prev_start)
 			return -EINVAL;
-		ret = sframe_validate_fde(tbl, &fde, tbl->num_fres - v->fres);
-		if (ret)
+		marks = v->nr_marks;
+		ret = sframe_validate_fde(tbl, v, &fde,
+					  tbl->num_fres - v->fres);
+		if (ret) {
+			/* The function is checked again from its first row. */
+			v->nr_marks = marks;
 			return ret;
+		}
 		v->fres += fde.fres_num;
 		v->prev_start = fde.func_start;
 	}

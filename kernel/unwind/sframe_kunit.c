@@ -811,6 +811,107 @@ static void sframe_test_v3_malformed(struct kunit *test)
 	}
 }
 
+/*
+ * Two long functions: f0 at text + 0x100 with 100 rows, row i at 2 * i
+ * with CFA = SP + 8 + i, and f1 at text + 0x200 with 40 rows, CFA = SP +
+ * 16 + i.
+ */
+#define MARKS_F0_ROWS	100
+#define MARKS_F1_ROWS	40
+
+static void build_marks(struct sf_builder *b, const struct sframe_table *t)
+{
+	u32 rows[2] = { MARKS_F0_ROWS, MARKS_F1_ROWS }, i, j;
+	s32 off, start;
+
+	sf_init(b, SFRAME_VERSION_2, SFRAME_F_FDE_SORTED, -8, 0);
+	/* Rows of three bytes: f1's start right after f0's. */
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < rows[j]; i++) {
+			off = 8 * (j + 1) + i;
+			sf_add_fre(b, 1, 2 * i, fre_info(true, 1, 0, false),
+				   &off, 1, 1);
+		}
+		start = t ? sf_rel(t, t->text_start + 0x100 * (j + 1)) : 0;
+		sf_add_fde(b, start, 0x100, j ? MARKS_F0_ROWS * 3 : 0, rows[j],
+			   SFRAME_FRE_TYPE_ADDR1, 0);
+	}
+}
+
+/*
+ * The validation marks every SFRAME_ROWS_PER_MARK-th row of a function,
+ * and a lookup with the marks finds what one without them finds, reading
+ * from the last mark at or below the address on.
+ */
+static void sframe_test_marks(struct kunit *test)
+{
+	struct sframe_validation v = {};
+	struct unwind_user_frame f, g;
+	struct sframe_table tbl;
+	struct sf_builder *b;
+	unsigned long ip;
+	u32 i, row;
+	u8 bad;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	sf_load2(test, b, &tbl, build_marks);
+
+	v.max_marks = sframe_max_marks(&tbl);
+	KUNIT_ASSERT_EQ(test, v.max_marks,
+			(MARKS_F0_ROWS + MARKS_F1_ROWS) / SFRAME_ROWS_PER_MARK);
+	v.marks = kunit_kcalloc(test, v.max_marks, sizeof(*v.marks),
+				GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v.marks);
+	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
+
+	/* Rows 32, 64 and 96 of f0, row 32 of f1. */
+	KUNIT_ASSERT_EQ(test, v.nr_marks, 4);
+	for (i = 0; i < v.nr_marks; i++) {
+		row = i < 3 ? (i + 1) * SFRAME_ROWS_PER_MARK :
+			      SFRAME_ROWS_PER_MARK;
+		KUNIT_EXPECT_EQ(test, v.marks[i].fde, i < 3 ? 0 : 1);
+		KUNIT_EXPECT_EQ(test, v.marks[i].row, row);
+		KUNIT_EXPECT_EQ(test, v.marks[i].start, 2 * row);
+		KUNIT_EXPECT_EQ(test, v.marks[i].off,
+				(i < 3 ? 0 : MARKS_F0_ROWS * 3) + row * 3);
+	}
+
+	for (ip = tbl.text_start + 0xf0; ip < tbl.text_start + 0x310; ip++) {
+		int want;
+
+		tbl.marks = NULL;
+		tbl.nr_marks = 0;
+		want = sframe_find(&tbl, ip, &f);
+		tbl.marks = v.marks;
+		tbl.nr_marks = v.nr_marks;
+		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &g), want,
+				    "ip %#lx", ip);
+		if (want)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, g.cfa_off, f.cfa_off, "ip %#lx", ip);
+		KUNIT_EXPECT_EQ_MSG(test, g.ra_off, f.ra_off, "ip %#lx", ip);
+	}
+	expect_rule(test, &tbl, tbl.text_start + 0x100 + 2 * 70, false, 78,
+		    true, -8, false, 0);
+	expect_rule(test, &tbl, tbl.text_start + 0x200 + 2 * 39 + 1, false, 55,
+		    true, -8, false, 0);
+
+	/*
+	 * A broken row 10 of f0, after the validation: a lookup past the
+	 * first mark does not read it, one before the mark does.
+	 */
+	bad = fre_info(true, SFRAME_FRE_MAX_OFFSETS + 1, 0, false);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(tbl.fres_start +
+							    10 * 3 + 1),
+					   &bad, 1), 0);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x100 + 2 * 40,
+					  &f), 0);
+	KUNIT_EXPECT_EQ(test, f.cfa_off, 48);
+	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x100 + 2 * 20,
+					  &f), -EINVAL);
+}
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_header),
 	KUNIT_CASE(sframe_test_find_v1),
@@ -823,6 +924,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_unmapped),
 	KUNIT_CASE(sframe_test_v3),
 	KUNIT_CASE(sframe_test_v3_malformed),
+	KUNIT_CASE(sframe_test_marks),
 	{}
 };
 

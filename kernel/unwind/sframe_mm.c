@@ -99,10 +99,28 @@ struct sframe_file_key {
 };
 
 /**
+ * struct sframe_marks - the row marks of a validated section
+ * @ref:	references: each section that uses them, and the table of
+ *		sections validated lately
+ * @nr:		number of marks
+ * @m:		the marks, as struct sframe_table expects them
+ *
+ * Marks depend on the section's contents only: the sections of one file,
+ * in every process and at every address, share them.
+ */
+struct sframe_marks {
+	refcount_t		ref;
+	u32			nr;
+	struct sframe_row_mark	m[] __counted_by(nr);
+};
+
+/**
  * struct sframe_section - one registered .sframe section
  * @tbl:	the decoder's view of the section; its text range spans the
  *		file's executable segments, the tree range the mapped text
- * @valid:	progress of the validation (under SFRAME_SEC_BUSY)
+ * @valid:	progress of the validation (under SFRAME_SEC_BUSY); its
+ *		marks buffer is the section's until the validation ends
+ * @marks:	the marks @tbl uses once SFRAME_SEC_CHECKED is set, or NULL
  * @inode:	the file it was read from, to recognize more of its text;
  *		only compared, never dereferenced
  * @key:	the file and section, as they were when it was registered
@@ -115,6 +133,7 @@ struct sframe_file_key {
 struct sframe_section {
 	struct sframe_table	tbl;
 	struct sframe_validation valid;
+	struct sframe_marks	*marks;
 	const struct inode	*inode;
 	struct sframe_file_key	key;
 	struct llist_node	wanted;
@@ -254,30 +273,62 @@ static void sframe_stat_inc(enum sframe_stat stat)
  */
 #define SFRAME_VALID_BITS		8
 
-static struct sframe_file_key sframe_valid[1 << SFRAME_VALID_BITS];
+struct sframe_valid_slot {
+	struct sframe_file_key	key;
+	struct sframe_marks	*marks;
+};
+
+static struct sframe_valid_slot sframe_valid[1 << SFRAME_VALID_BITS];
 static DEFINE_SPINLOCK(sframe_valid_lock);
 
-static struct sframe_file_key *sframe_valid_slot(const struct sframe_file_key *key)
+static struct sframe_marks *sframe_marks_get(struct sframe_marks *marks)
+{
+	if (marks)
+		refcount_inc(&marks->ref);
+	return marks;
+}
+
+static void sframe_marks_put(struct sframe_marks *marks)
+{
+	if (marks && refcount_dec_and_test(&marks->ref))
+		kvfree(marks);
+}
+
+static struct sframe_valid_slot *
+sframe_valid_slot(const struct sframe_file_key *key)
 {
 	return &sframe_valid[hash_64(key->ino ^ key->off ^ ((u64)key->dev << 32),
 				     SFRAME_VALID_BITS)];
 }
 
-static bool sframe_valid_known(const struct sframe_file_key *key)
+/* Was the file validated lately? *@marks: a reference to its marks. */
+static bool sframe_valid_known(const struct sframe_file_key *key,
+			       struct sframe_marks **marks)
 {
+	struct sframe_valid_slot *slot;
 	bool known;
 
 	spin_lock(&sframe_valid_lock);
-	known = !memcmp(sframe_valid_slot(key), key, sizeof(*key));
+	slot = sframe_valid_slot(key);
+	known = !memcmp(&slot->key, key, sizeof(*key));
+	*marks = known ? sframe_marks_get(slot->marks) : NULL;
 	spin_unlock(&sframe_valid_lock);
 	return known;
 }
 
-static void sframe_valid_remember(const struct sframe_file_key *key)
+static void sframe_valid_remember(const struct sframe_file_key *key,
+				  struct sframe_marks *marks)
 {
+	struct sframe_valid_slot *slot;
+	struct sframe_marks *old;
+
 	spin_lock(&sframe_valid_lock);
-	*sframe_valid_slot(key) = *key;
+	slot = sframe_valid_slot(key);
+	old = slot->marks;
+	slot->key = *key;
+	slot->marks = sframe_marks_get(marks);
 	spin_unlock(&sframe_valid_lock);
+	sframe_marks_put(old);
 }
 
 /*
@@ -343,16 +394,85 @@ static bool sframe_section_is_file(struct mm_struct *mm,
 	return ret;
 }
 
+static void sframe_free_rcu(struct rcu_head *head)
+{
+	struct sframe_section *sec = container_of(head, struct sframe_section,
+						  rcu);
+
+	sframe_marks_put(sec->marks);
+	kvfree(sec->valid.marks);
+	kfree(sec);
+}
+
 static void sframe_put(struct sframe_section *sec)
 {
 	if (refcount_dec_and_test(&sec->ref))
-		kfree_rcu(sec, rcu);
+		call_rcu(&sec->rcu, sframe_free_rcu);
+}
+
+/*
+ * Give the validated section @sec its marks (a reference) and make it
+ * usable: lookups that see SFRAME_SEC_CHECKED see the marks too.
+ */
+static void sframe_publish(struct sframe_section *sec,
+			   struct sframe_marks *marks)
+{
+	sec->marks = marks;
+	if (marks) {
+		sec->tbl.marks = marks->m;
+		sec->tbl.nr_marks = marks->nr;
+	}
+	/* Pairs with test_bit_acquire() in sframe_lookup(). */
+	smp_mb__before_atomic();
+	set_bit(SFRAME_SEC_CHECKED, &sec->state);
+}
+
+/*
+ * Room for the marks the validation of @sec leaves, before it starts; and
+ * once it is done, the marks it left, in a struct sframe_marks of their
+ * own size (NULL if there are none).
+ */
+static int sframe_marks_alloc(struct sframe_section *sec)
+{
+	u32 max = sframe_max_marks(&sec->tbl);
+
+	if (!max || sec->valid.marks)
+		return 0;
+	sec->valid.marks = kvmalloc_array(max, sizeof(*sec->valid.marks),
+					  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!sec->valid.marks)
+		return -ENOMEM;
+	sec->valid.max_marks = max;
+	return 0;
+}
+
+static int sframe_marks_take(struct sframe_section *sec,
+			     struct sframe_marks **marksp)
+{
+	struct sframe_marks *marks = NULL;
+	u32 nr = sec->valid.nr_marks;
+
+	if (nr) {
+		marks = kvmalloc(struct_size(marks, m, nr), GFP_KERNEL_ACCOUNT);
+		if (!marks)
+			return -ENOMEM;
+		refcount_set(&marks->ref, 1);
+		marks->nr = nr;
+		memcpy(marks->m, sec->valid.marks, nr * sizeof(*marks->m));
+	}
+	kvfree(sec->valid.marks);
+	sec->valid.marks = NULL;
+	sec->valid.nr_marks = 0;
+	sec->valid.max_marks = 0;
+	*marksp = marks;
+	return 0;
 }
 
 /* Validate a new section, or bring in pages a lookup could not read. */
 static void sframe_section_work(struct sframe_section *sec)
 {
 	unsigned long size = sec->tbl.sec_end - sec->tbl.sec_start;
+	struct sframe_marks *marks;
 	int ret;
 
 	/* Another thread of the process is at it already. */
@@ -374,14 +494,18 @@ static void sframe_section_work(struct sframe_section *sec)
 	if (fault_in_readable((const char __user *)sec->tbl.sec_start, size))
 		ret = -EFAULT;
 	else
-		ret = sframe_table_validate_resume(&sec->tbl, &sec->valid);
+		ret = sframe_marks_alloc(sec) ?:
+		      sframe_table_validate_resume(&sec->tbl, &sec->valid);
+	/* Out of memory for the marks: the next try only takes them. */
+	if (!ret)
+		ret = sframe_marks_take(sec, &marks);
 	if (!ret) {
-		set_bit(SFRAME_SEC_CHECKED, &sec->state);
+		sframe_publish(sec, marks);
 		sframe_stat_inc(SFRAME_STAT_VALIDATED);
 		if (sframe_section_is_file(current->mm, sec))
-			sframe_valid_remember(&sec->key);
-	} else if (ret != -EFAULT && ret != -EINTR) {
-		/* -EFAULT, -EINTR: go on when a lookup needs it next. */
+			sframe_valid_remember(&sec->key, marks);
+	} else if (ret != -EFAULT && ret != -EINTR && ret != -ENOMEM) {
+		/* -EFAULT, -EINTR, -ENOMEM: go on when a lookup needs it. */
 		set_bit(SFRAME_SEC_BAD, &sec->state);
 		pr_warn_ratelimited("%s[%d]: %s: invalid .sframe section (%d), not used\n",
 				    current->comm, task_pid_nr(current),
@@ -494,7 +618,8 @@ static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
 	if (test_bit(SFRAME_SEC_BAD, &sec->state))
 		goto out;
 
-	if (!test_bit(SFRAME_SEC_CHECKED, &sec->state)) {
+	/* Pairs with sframe_publish(): the marks come with the bit. */
+	if (!test_bit_acquire(SFRAME_SEC_CHECKED, &sec->state)) {
 		sframe_request_work(sec);
 		ret = -EAGAIN;
 		goto out;
@@ -552,6 +677,7 @@ static int sframe_cache_get(const struct sframe_cache_entry *e,
  * sframe_find_user() - look up the SFrame rule for a user address
  * @ip:		user instruction pointer of the current task
  * @frame:	filled with the rule on success
+ * @hit:	if not NULL, set to whether the per-CPU cache answered
  *
  * Answers from the per-CPU cache when it can, else looks @ip up in the
  * task's sections and caches the answer if it is final (a rule, or no
@@ -564,7 +690,8 @@ static int sframe_cache_get(const struct sframe_cache_entry *e,
  * -EBUSY if user memory cannot be read here; -EINVAL if the data read is
  * malformed.
  */
-int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
+int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
+		     bool *hit)
 {
 	struct sframe_cache __percpu *cache = sframe_cache;
 	struct sframe_cache_entry *set = NULL;
@@ -588,12 +715,16 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame)
 			if (set[i].ip == ip && set[i].key == key) {
 				this_cpu_inc(cache->hits);
 				ret = sframe_cache_get(&set[i], frame);
+				if (hit)
+					*hit = true;
 				goto out;
 			}
 		}
 		this_cpu_inc(cache->misses);
 	}
 
+	if (hit)
+		*hit = false;
 	ret = sframe_lookup(mm, ip, frame);
 	/* The rare rules of SFrame v3 flexible rows are not cached. */
 	if (set && (ret == -ENOENT || (!ret && !frame->flags))) {
@@ -943,6 +1074,7 @@ static void sframe_register(struct file *file, unsigned long addr,
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec, *reg;
+	struct sframe_marks *marks;
 	struct vm_area_struct *vma;
 	unsigned long start, end;
 	unsigned int nr;
@@ -969,8 +1101,8 @@ static void sframe_register(struct file *file, unsigned long addr,
 	if (reg == sec) {
 		sframe_stat_inc(SFRAME_STAT_REGISTERED);
 		/* The file has not changed since a task validated it. */
-		if (sframe_valid_known(&sec->key)) {
-			set_bit(SFRAME_SEC_CHECKED, &sec->state);
+		if (sframe_valid_known(&sec->key, &marks)) {
+			sframe_publish(sec, marks);
 			sframe_stat_inc(SFRAME_STAT_VALIDATION_SHARED);
 		}
 	}
@@ -1188,6 +1320,7 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	MA_STATE(mas, &oldmm->sframe_mt, 0, 0);
 	struct sframe_section *sec, *copy;
+	bool checked;
 
 	/* What the parent has not looked at, the child has not either. */
 	if (oldmm->sframe_flags & (BIT(SFRAME_MM_UNDISCOVERED) |
@@ -1204,16 +1337,30 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 		cond_resched();
 
 		if (sframe_text_copied(oldmm, start, last + 1)) {
+			/*
+			 * A thread of the parent may be validating it: only
+			 * a section seen validated is copied as such, with
+			 * its marks, which are set before the bit and never
+			 * change after. Another one is validated again.
+			 */
+			checked = test_bit_acquire(SFRAME_SEC_CHECKED,
+						   &sec->state);
 			copy = kmemdup(sec, sizeof(*copy), GFP_KERNEL_ACCOUNT);
 			if (!copy)
 				return;
 			refcount_set(&copy->ref, 1);
-				/* Not busy in the child, whatever the parent does. */
-			copy->state &= BIT(SFRAME_SEC_CHECKED) |
-				       BIT(SFRAME_SEC_BAD);
+			/* Not busy in the child, whatever the parent does. */
+			copy->state &= BIT(SFRAME_SEC_BAD);
+			memset(&copy->valid, 0, sizeof(copy->valid));
+			copy->marks = NULL;
+			copy->tbl.marks = NULL;
+			copy->tbl.nr_marks = 0;
+			if (checked)
+				sframe_publish(copy,
+					       sframe_marks_get(sec->marks));
 			if (mtree_store_range(&mm->sframe_mt, start, last, copy,
 					      GFP_KERNEL_ACCOUNT)) {
-				kfree(copy);
+				sframe_put(copy);
 				return;
 			}
 			mm->sframe_nr++;

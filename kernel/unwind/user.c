@@ -75,11 +75,52 @@ bool sframe_enabled(void)
 	return READ_ONCE(sysctl_unwind_user_sframe);
 }
 
-static int unwind_user_sframe(unsigned long ip, struct unwind_user_frame *frame)
+/*
+ * SFrame lookups of a section one walk may make: one for each frame it has
+ * unwound, and a reserve for the recovery of callers of frames without
+ * SFrame data, which tries several candidates. A lookup reads at most
+ * SFRAME_ROWS_PER_MARK + 1 rows of a function, after a binary search of
+ * the descriptors, so a walk of any depth on any valid section costs at
+ * most a constant factor more per frame than the frame pointer walk.
+ * Lookups the per-CPU cache answers read no section and are not counted:
+ * the candidates of a recovery come back sample after sample.
+ */
+#define UNWIND_USER_LOOKUP_RESERVE	256
+
+static bool unwind_user_exhausted(struct unwind_user_state *state)
+{
+	return state->lookups >= UNWIND_USER_LOOKUP_RESERVE + state->depth;
+}
+
+static int unwind_user_find(struct unwind_user_state *state, unsigned long ip,
+			    struct unwind_user_frame *frame)
+{
+	bool hit = false;
+	int ret;
+
+	if (unwind_user_exhausted(state))
+		return -E2BIG;
+	ret = sframe_find_user(ip, frame, &hit);
+	if (!hit)
+		state->lookups++;
+	return ret;
+}
+
+static int unwind_user_func_start(struct unwind_user_state *state,
+				  unsigned long ip, unsigned long *start)
+{
+	if (unwind_user_exhausted(state))
+		return -E2BIG;
+	state->lookups++;
+	return sframe_func_start_user(ip, start);
+}
+
+static int unwind_user_sframe(struct unwind_user_state *state,
+			      unsigned long ip, struct unwind_user_frame *frame)
 {
 	if (!sframe_enabled())
 		return -ENOENT;
-	return sframe_find_user(ip, frame);
+	return unwind_user_find(state, ip, frame);
 }
 
 /*
@@ -177,13 +218,15 @@ static bool unwind_user_frame_leads_on(const struct unwind_user_frame *frame,
  * frame was guessed: a tail call in between fails a live frame too, and
  * the walk then ends there.
  */
-static bool unwind_user_caller_fits(unsigned long ra, unsigned long next)
+static bool unwind_user_caller_fits(struct unwind_user_state *state,
+				    unsigned long ra, unsigned long next)
 {
 	unsigned long target, start;
 
 	if (!next || !arch_unwind_user_call_target(next, &target))
 		return true;
-	return !sframe_func_start_user(ra - 1, &start) && start == target;
+	return !unwind_user_func_start(state, ra - 1, &start) &&
+	       start == target;
 }
 
 /*
@@ -192,25 +235,30 @@ static bool unwind_user_caller_fits(unsigned long ra, unsigned long next)
  * to a function that has some does not fit (a stale return address of a
  * call that returned); and its caller's call, at @next, fits.
  */
-static bool unwind_user_calls_fit(unsigned long ra, unsigned long next)
+static bool unwind_user_calls_fit(struct unwind_user_state *state,
+				  unsigned long ra, unsigned long next)
 {
 	unsigned long target, start;
 
 	if (arch_unwind_user_call_target(ra, &target) &&
-	    sframe_text_user(target) && !sframe_func_start_user(target, &start))
+	    sframe_text_user(target) &&
+	    !unwind_user_func_start(state, target, &start))
 		return false;
-	return unwind_user_caller_fits(ra, next);
+	return unwind_user_caller_fits(state, ra, next);
 }
 
 /*
  * A guessed stack pointer gave @frame the CFA @cfa and the return address
  * @next: one more step must work out. Into SFrame text, @next's own rule
  * must lead on from @cfa; elsewhere, if @frame restores the frame pointer,
- * that must point at a record above @cfa that holds a call site.
+ * that must point at a record above @cfa that holds a call site. If it
+ * does not, nothing can be checked: a guess for a @scanned return address
+ * is then refused.
  */
-static bool unwind_user_guess_leads_on(const struct unwind_user_frame *frame,
+static bool unwind_user_guess_leads_on(struct unwind_user_state *state,
+				       const struct unwind_user_frame *frame,
 				       unsigned long cfa, unsigned long fp,
-				       unsigned long next)
+				       unsigned long next, bool scanned)
 {
 	struct unwind_user_frame up;
 	unsigned long ucfa, unext;
@@ -220,11 +268,11 @@ static bool unwind_user_guess_leads_on(const struct unwind_user_frame *frame,
 	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
 		return false;
 	if (sframe_text_user(next))
-		return !sframe_find_user(next - 1, &up) &&
+		return !unwind_user_find(state, next - 1, &up) &&
 		       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa,
 						  &unext);
 	if (!frame->fp_saved)
-		return true;
+		return !scanned;
 	if (fp < cfa ||
 	    unwind_user_read(fp + fp_frame.cfa_off + fp_frame.ra_off, &unext))
 		return false;
@@ -244,14 +292,16 @@ static bool unwind_user_guess_leads_on(const struct unwind_user_frame *frame,
  * alone)? A guess of a stack pointer too far up can read the return
  * address of such a live frame further up, and seem to lead on too.
  */
-static bool unwind_user_slot_above(unsigned long cfa, unsigned long next,
+static bool unwind_user_slot_above(struct unwind_user_state *state,
+				   unsigned long cfa, unsigned long next,
 				   unsigned long slot)
 {
 	struct unwind_user_frame up;
 	unsigned int i;
 
 	for (i = 0; i < UNWIND_USER_FP_CHECK && cfa && next; i++) {
-		if (!sframe_text_user(next) || sframe_find_user(next - 1, &up) ||
+		if (!sframe_text_user(next) ||
+		    unwind_user_find(state, next - 1, &up) ||
 		    up.outermost || !up.ra_saved || up.use_fp || up.flags)
 			return false;
 		cfa += up.cfa_off;
@@ -273,12 +323,16 @@ static bool unwind_user_slot_above(unsigned long cfa, unsigned long next,
  * the caller's rule at each aligned stack pointer above @slot (a guess
  * that must fit the caller's call and lead on one more step, and be the
  * only one that leads where it leads), or @state's if @ra was in the link
- * register. *@caller_cfa is the caller's own CFA (0 for an outermost
- * caller), *@next the return address its frame holds.
+ * register. A @scanned return address may be a stale one, in a dead part
+ * of the stack, and the caller's real stack pointer then beyond the
+ * guesses: each guess must be checked by its next step. *@caller_cfa is
+ * the caller's own CFA (0 for an outermost caller), *@next the return
+ * address its frame holds.
  */
 static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 				      unsigned long ra, unsigned long slot,
-				      unsigned long fp, unsigned long *caller_sp,
+				      unsigned long fp, bool scanned,
+				      unsigned long *caller_sp,
 				      unsigned long *caller_cfa,
 				      unsigned long *next)
 {
@@ -287,7 +341,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	bool found = false;
 
 	if (!ra || !sframe_text_user(ra) || !arch_unwind_user_after_call(ra) ||
-	    sframe_find_user(ra - 1, &frame))
+	    unwind_user_find(state, ra - 1, &frame))
 		return false;
 
 	if (slot && ARCH_UNWIND_USER_CALL_PUSHES_RA) {
@@ -318,10 +372,11 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
 		if (unwind_user_frame_leads_on(&frame, sp, fp, ra, &cfa,
 					       &cnext) &&
-		    unwind_user_caller_fits(ra, cnext) &&
-		    unwind_user_guess_leads_on(&frame, cfa, fp, cnext)) {
+		    unwind_user_caller_fits(state, ra, cnext) &&
+		    unwind_user_guess_leads_on(state, &frame, cfa, fp,
+					       cnext, scanned)) {
 			if (found && (cfa != *caller_cfa || cnext != *next) &&
-			    !unwind_user_slot_above(*caller_cfa, *next,
+			    !unwind_user_slot_above(state, *caller_cfa, *next,
 						    cfa + frame.ra_off))
 				return false;
 			if (!found) {
@@ -400,7 +455,7 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
 	if (sframe_text_user(*ra))
 		return unwind_user_sframe_caller(state, *ra,
 						 cfa + fp_frame.ra_off, *fp,
-						 sp, &cfa, &next_ra);
+						 false, sp, &cfa, &next_ra);
 	*sp = cfa;
 	return unwind_user_fp_chain_ok(cfa, *fp);
 }
@@ -440,9 +495,9 @@ static bool unwind_user_scan(struct unwind_user_state *state,
 				return true;
 			cand = arch_unwind_user_strip_ra(words[i]);
 			if (!unwind_user_sframe_caller(state, cand, addr,
-						       state->fp, &csp, &cfa,
-						       &next) ||
-			    !unwind_user_calls_fit(cand, next))
+						       state->fp, true, &csp,
+						       &cfa, &next) ||
+			    !unwind_user_calls_fit(state, cand, next))
 				continue;
 			if (!found) {
 				/* An outermost caller leads nowhere to compare. */
@@ -475,8 +530,8 @@ static bool unwind_user_recover(struct unwind_user_state *state)
 				return false;
 		}
 		ra = arch_unwind_user_strip_ra(ra);
-		if (unwind_user_sframe_caller(state, ra, slot, state->fp, &sp,
-					      &cfa, &next))
+		if (unwind_user_sframe_caller(state, ra, slot, state->fp,
+					      false, &sp, &cfa, &next))
 			goto found;
 	}
 
@@ -502,7 +557,8 @@ found:
 
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
 
-static inline int unwind_user_sframe(unsigned long ip,
+static inline int unwind_user_sframe(struct unwind_user_state *state,
+				     unsigned long ip,
 				     struct unwind_user_frame *frame)
 {
 	return -ENOENT;
@@ -684,7 +740,8 @@ static bool unwind_user_signal(struct unwind_user_state *state)
  * a frame cannot be read, when the task's SFrame data describes the frame
  * but cannot be used now, when the caller's frame would not be above the
  * current one on the stack, at a return address that is zero or not a user
- * address, or after %UNWIND_USER_MAX_DEPTH frames.
+ * address, after %UNWIND_USER_MAX_DEPTH frames, or when the walk has read
+ * SFrame sections as often as it may (once per frame, and a reserve).
  *
  * Context: any context in which the task's user memory may be accessed
  * without faulting, including NMI.
@@ -708,7 +765,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	 * to a noreturn function): look up the call instruction instead.
 	 * Where a signal interrupted the code, the address is exact.
 	 */
-	ret = unwind_user_sframe(first || state->signal ? state->ip :
+	ret = unwind_user_sframe(state, first || state->signal ? state->ip :
 				 state->ip - 1, &frame);
 	/*
 	 * A signal handler returns to the signal trampoline, which has no

@@ -126,7 +126,7 @@ fi
 aslr_restore
 if has perf; then
 	mark perf
-	G="-e cpu-clock -g"
+	PG="-e cpu-clock -g"
 	chain=w16,w15,w14,w13,w12,w11,w10,w9,w8,w7,w6,w5,w4,w3,w2,w1,main
 	r=0
 	while [ $r -lt "$reps" ]; do
@@ -134,8 +134,8 @@ if has perf; then
 		run ./tmrun "base-fp" ./perfwl-fp "$PERF_ITERS"
 		for v in sf fp dwarf; do
 			case $v in
-			sf) opts=$G prog=perfwl-sf ;;
-			fp) opts=$G prog=perfwl-fp ;;
+			sf) opts=$PG prog=perfwl-sf ;;
+			fp) opts=$PG prog=perfwl-fp ;;
 			dwarf) opts="-e cpu-clock --call-graph dwarf" prog=perfwl-sf ;;
 			esac
 			rm -f /tmp/$v.data

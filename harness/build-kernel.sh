@@ -16,6 +16,10 @@
 #                        for the guest kernels; variants never use it)
 #   KERNEL_VARIANT=NAME  also merge harness/kconfig/NAME.config and build in
 #                        $OUT/build/ARCH-NAME (e.g. debug: make check-debug)
+#   UNPATCHED=1          build the pinned base without the series (a git
+#                        worktree of the tree at tag base, $OUT/src/unpatched)
+#                        in $OUT/build/ARCH-unpatched, without sframe.config:
+#                        the bench's frame-pointer baseline (BENCH_BASE=1)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -46,11 +50,24 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 "$TOP/harness/base.sh"
 
 VARIANT=${KERNEL_VARIANT:-}
+if [ "${UNPATCHED:-}" = 1 ]; then
+	[ -z "$VARIANT" ] || die "UNPATCHED=1 and KERNEL_VARIANT do not go together"
+	SFRAME_CONFIG=none
+	if [ ! -d "$OUT/src/unpatched" ]; then
+		note "checking out the unpatched base in $OUT/src/unpatched"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q --detach "$OUT/src/unpatched" base
+	fi
+	SRC=$OUT/src/unpatched
+	[ "$(git -C "$SRC" rev-parse HEAD)" = "$(git -C "$SRC" rev-parse base)" ] ||
+		die "$SRC is not at tag base"
+fi
 if [ -n "$VARIANT" ] && [ ! -f "$KCONF/$VARIANT.config" ]; then
 	echo "error: KERNEL_VARIANT=$VARIANT: no $KCONF/$VARIANT.config" >&2
 	exit 2
 fi
 B=$OUT/build/$ARCH${VARIANT:+-$VARIANT}
+[ "${UNPATCHED:-}" = 1 ] && B=$OUT/build/$ARCH-unpatched
 mkdir -p "$B"
 LOG=$B/build.log
 

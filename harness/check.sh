@@ -23,7 +23,8 @@
 # pointer authentication on arm64's -cpu max) fails.
 #
 # Environment: SFRAME_CONFIG=none (unpatched base: no SFrame options, no
-# KUnit suite expected), PERF_MIN_PERMILLE (default 995: 99.5%), KERNEL_VARIANT=NAME
+# KUnit suite expected), CHECK_SERIES_BUILD=0 (the series checks without
+# the per-patch builds: harness/series-check.sh --no-build), PERF_MIN_PERMILLE (default 995: 99.5%), KERNEL_VARIANT=NAME
 # (guest groups only, on the kernel with harness/kconfig/NAME.config merged,
 # e.g. debug: see harness/check-debug.sh; TIMEOUT_SCALE multiplies the
 # per-selftest limit).
@@ -463,7 +464,9 @@ group_xcheck() {
 # checkpatch --strict per patch, kernel-doc, MAINTAINERS, per-patch builds.
 group_series_check() {
 	local log=$C/series-check.log rc=0
-	"$TOP/harness/series-check.sh" >"$log" 2>&1 || rc=$?
+	local opt=
+	[ "${CHECK_SERIES_BUILD:-1}" = 0 ] && opt=--no-build
+	"$TOP/harness/series-check.sh" $opt >"$log" 2>&1 || rc=$?
 	retap series "$log" comments
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
 		not_ok "series: harness/series-check.sh (exit status $rc)"

@@ -15,8 +15,12 @@
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
 # BENCH_EXEC_N (execve/dlopen loop length: 1000),
-# BENCH_PARTS ("cost worst scale perf cold exec"), BENCH_BOOTS ("icount wall": a
-# boot left out keeps its earlier results-KIND.txt, if any), BENCH_TAG (suffix of the output
+# BENCH_PARTS ("cost worst scale perf cold exec"), BENCH_BOOTS ("icount
+# wall", and "base" if asked: a boot left out keeps its earlier
+# results-KIND.txt, if any; "base" boots the pinned base without the
+# series, built with UNPATCHED=1 harness/build-kernel.sh, with -icount,
+# for the frame-pointer cost of table 1 on a kernel without any of it),
+# BENCH_TAG (suffix of the output
 # names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
 set -euo pipefail
 . "$(dirname "$0")/../config.sh"
@@ -46,7 +50,7 @@ for v in "$reps_icount" "$reps_wall"; do
 done
 boots=${BENCH_BOOTS:-icount wall}
 for p in $boots; do
-	case $p in icount | wall) ;; *) die "unknown BENCH_BOOTS entry '$p' (icount wall)" ;; esac
+	case $p in icount | wall | base) ;; *) die "unknown BENCH_BOOTS entry '$p' (icount wall base)" ;; esac
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
@@ -108,6 +112,13 @@ rm -f "$B/boots.txt"
 case " $boots " in *" icount "*)
 	ICOUNT=0 boot icount "$reps_icount" "${BENCH_N:-1000}" || status=1 ;;
 esac
+case " $boots " in *" base "*)
+	# The unpatched base: only the frame-pointer walk exists there.
+	note "building the unpatched $arch kernel (UNPATCHED=1 harness/build-kernel.sh $arch)"
+	base_kernel=$(UNPATCHED=1 "$TOP/harness/build-kernel.sh" "$arch" | tail -n 1) ||
+		die "the unpatched $arch kernel does not build"
+	KERNEL=$base_kernel ICOUNT=0 boot base "$reps_icount" "${BENCH_N:-1000}" || status=1 ;;
+esac
 case " $boots " in *" wall "*)
 	# An ICOUNT from the caller's environment must not reach this boot.
 	ICOUNT= boot wall "$reps_wall" "${BENCH_N_WALL:-2000}" || status=1 ;;
@@ -120,7 +131,8 @@ scale=$(for n in 10 100 1000 10000 100000 1000000; do echo "$B/ubench-scale-$n";
 	>"$B/host.txt" 2>"$B/host.err" || { cat "$B/host.err" >&2; status=1; }
 
 # What was measured with what.
-kver=$(cat "$B"/results-*.txt | sed -n 's/^kernel release=\([^ ]*\) version=/\1 /p' | head -1)
+kver=$(cat "$B"/results-icount.txt "$B"/results-wall.txt 2>/dev/null |
+	sed -n 's/^kernel release=\([^ ]*\) version=/\1 /p' | head -1)
 case $arch in
 x86_64) cfg=$OUT/build/x86_64/.config ;;
 arm64) cfg=$OUT/build/arm64/.config ;;

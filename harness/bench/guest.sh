@@ -59,10 +59,23 @@ run() {
 mark() { log "part $1 uptime=$(cut -d' ' -f1 /proc/uptime)"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
-[ -w "$S" ] || { log "FAILED: no $S (kernel without the SFrame unwinder?)"; exit 1; }
 echo 512 >/proc/sys/kernel/perf_event_max_stack ||
 	{ log "FAILED: cannot raise kernel.perf_event_max_stack"; exit 1; }
 log "kernel release=$(uname -r) version=$(uname -v | tr ' ' '_')"
+
+# The unpatched base (kind base): the frame-pointer build's cost only, as
+# the cost part measures it on the series' kernel with the sysctl at 0.
+if [ "$kind" = base ]; then
+	[ -e "$S" ] && { log "FAILED: kind base on a kernel with $S"; exit 1; }
+	echo 0 >/proc/sys/kernel/randomize_va_space 2>/dev/null ||
+		log "note: cannot turn off address space randomisation"
+	mark cost
+	run ./ubench-fp -t fp-base -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	mark end
+	log "guest-done status=$status"
+	exit $status
+fi
+[ -w "$S" ] || { log "FAILED: no $S (kernel without the SFrame unwinder?)"; exit 1; }
 
 # Cost and scaling: the same addresses in every run (an IP cache indexed by
 # address may otherwise hit or collide differently per run). perf.data and
@@ -115,11 +128,11 @@ fi
 if has scale; then
 	mark scale
 	for n in $SIZES; do
-		run ./ubench-scale-"$n" -t "fde-$n" -D 16 -C 1,32 -n "$N" -r "$reps" -g $G
+		run ./ubench-scale-"$n" -t "fde-$n" -D 16 -C 1,256 -n "$N" -r "$reps" -g $G
 	done
 	for l in $LIBS; do
-		run ./ubench-sf -t "libs-$l" -D 16 -C 1,64 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -g $G
-		run ./ubench-sf -t "libchain-$l" -D 16 -C 1,64 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -x -g $G
+		run ./ubench-sf -t "libs-$l" -D 64 -C 1,64 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -g $G
+		run ./ubench-sf -t "libchain-$l" -D 16 -C 1,256 -n "$N" -r "$reps" -l "$l" -L ./liblc.so -x -g $G
 	done
 fi
 

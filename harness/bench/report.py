@@ -47,13 +47,18 @@ def ratio(a, b, nd=2):
     return f"{a / b:.{nd}f}"
 
 
+# Scaling runs (guest.sh): FDE programs with SC chains of 16, the main chain
+# of the library runs at depth LD (64 chains), the library's own with LC.
+SC, LD, LC = 256, 64, 256
+
+
 def main():
     d, metaf = sys.argv[1], sys.argv[2]
     meta = {}
     for line in load(metaf):
         k, _, v = line.partition("=")
         meta[k] = v
-    runs = {k: load(os.path.join(d, f"results-{k}.txt")) for k in ("icount", "wall")}
+    runs = {k: load(os.path.join(d, f"results-{k}.txt")) for k in ("icount", "wall", "base")}
     host = [kv(x) for x in load(os.path.join(d, "host.txt")) if x.startswith("host ")]
 
     cost = {}
@@ -112,15 +117,21 @@ def main():
       "unmapped (new registrations: a per-IP cache starts afresh); SFrame "
       "instr/frame: median (min-max) over the repetitions.")
     p("")
+    p("`FP, unpatched`: the frame-pointer build on the pinned base without the "
+      "series (boot `base`, -icount), where perf's own frame-pointer walk runs.")
+    p("")
     p("| depth | chains | SFrame instr/sample | SFrame instr/frame | FP instr/frame | "
-      "SFrame/FP | FP build, SFrame on: instr/frame | wall ns/frame SFrame | "
-      "wall ns/frame FP | wall SFrame/FP | chains checked (SF / FP / FP+on) |")
-    p("|---|---|---|---|---|---|---|---|---|---|---|")
+      "SFrame/FP | FP, unpatched: instr/frame | SFrame/FP unpatched | "
+      "FP build, SFrame on: instr/frame | wall ns/frame SFrame | "
+      "wall ns/frame FP | wall SFrame/FP | chains checked (SF / FP / FP+on / FP unpatched) |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for chains in (1, 64):
         for depth in (4, 16, 64, 128):
             sf = get("icount", "sf", chains, depth)
             fp = get("icount", "fp", chains, depth)
             fpon = get("icount", "fp-sfon", chains, depth)
+            fpb = get("base", "fp-base", chains, depth)
+            cb = cost.get(("base", "fp-base", "main", chains, depth))
             wsf = get("wall", "sf", chains, depth)
             wfp = get("wall", "fp", chains, depth)
             rng = ""
@@ -128,10 +139,11 @@ def main():
                 rng = (f" ({num(get('icount', 'sf', chains, depth, 'paired_min_per_frame'))}-"
                        f"{num(get('icount', 'sf', chains, depth, 'paired_max_per_frame'))})")
             p(f"| {depth} | {chains} | {num(get('icount', 'sf', chains, depth, 'unwind'))} | "
-              f"{num(sf)}{rng} | {num(fp)} | {ratio(sf, fp)} | {num(fpon)} | "
+              f"{num(sf)}{rng} | {num(fp)} | {ratio(sf, fp)} | {num(fpb)} | "
+              f"{ratio(sf, fpb)} | {num(fpon)} | "
               f"{num(wsf)} | {num(wfp)} | {ratio(wsf, wfp)} | "
               f"{checked('sf', chains, depth)} / {checked('fp', chains, depth)} / "
-              f"{checked('fp-sfon', chains, depth)} |")
+              f"{checked('fp-sfon', chains, depth)} / {cb['verified'] if cb else 'n/a'} |")
     p("")
     bl = [x for x in runs["icount"]
           if x.startswith("broken-as-expected") and "label=sf-off" in x]
@@ -214,12 +226,12 @@ def main():
     p("### 2a. Cost per frame against the number of FDEs in the program")
     p("")
     p("Programs with N filler functions (one FDE each; half linked before the "
-      "chain, half after) and 32 copies of a 16-deep chain (512 distinct IPs: "
+      "chain, half after) and 256 copies of a 16-deep chain (4,096 distinct IPs: "
       "lookups mostly miss a per-IP cache); depth 16.")
     p("")
     hostf = {h["file"]: h for h in host}
     p("| filler functions | FDEs in .sframe | .sframe bytes | instr/frame, 1 chain | "
-      "instr/frame, 32 chains | wall ns/frame, 32 chains | host ns/lookup random | "
+      "instr/frame, 256 chains | wall ns/frame, 256 chains | host ns/lookup random | "
       "host ns/lookup repeated | chains checked |")
     p("|---|---|---|---|---|---|---|---|---|")
     sizes = sorted({int(k[1][4:]) for k in cost if k[1].startswith("fde-")})
@@ -227,28 +239,29 @@ def main():
         lab = f"fde-{n}"
         h = hostf.get(f"ubench-scale-{n}", {})
         p(f"| {n:,} | {int(h['fdes']):,} | {int(h['bytes']):,} | " if h else f"| {n:,} | n/a | n/a | ")
-        o[-1] += (f"{num(get('icount', lab, 1, 16))} | {num(get('icount', lab, 32, 16))} | "
-                  f"{num(get('wall', lab, 32, 16))} | {h.get('random_ns', 'n/a')} | "
-                  f"{h.get('repeated_ns', 'n/a')} | {checked(lab, 1, 16)}, {checked(lab, 32, 16)} |")
+        o[-1] += (f"{num(get('icount', lab, 1, 16))} | {num(get('icount', lab, SC, 16))} | "
+                  f"{num(get('wall', lab, SC, 16))} | {h.get('random_ns', 'n/a')} | "
+                  f"{h.get('repeated_ns', 'n/a')} | {checked(lab, 1, 16)}, {checked(lab, SC, 16)} |")
     p("")
     p("### 2b. Cost per frame against the number of SFrame libraries mapped")
     p("")
-    p("One small SFrame library copied to N files and dlopen()ed N times; depth 16. "
-      "Main chain: in the program; library chain: in the last library loaded "
-      "(64 copies of a 16-deep chain).")
+    p("One small SFrame library copied to N files and dlopen()ed N times. "
+      "Main chain: in the program, depth 64 (64 copies: 4,096 distinct IPs); "
+      "library chain: in the last library loaded, depth 16 (256 copies: "
+      "4,096 distinct IPs).")
     p("")
     p("| libraries | instr/frame main chain, 1 chain | main, 64 chains | "
-      "library chain, 1 chain | library, 64 chains | wall ns/frame main, 64 chains | "
-      "wall ns/frame library, 64 chains | chains checked |")
+      "library chain, 1 chain | library, 256 chains | wall ns/frame main, 64 chains | "
+      "wall ns/frame library, 256 chains | chains checked |")
     p("|---|---|---|---|---|---|---|---|")
     libs = sorted({int(k[1][5:]) for k in cost if k[1].startswith("libs-")})
     for n in libs:
         lab, lc = f"libs-{n}", f"libchain-{n}"
-        p(f"| {n:,} | {num(get('icount', lab, 1, 16))} | {num(get('icount', lab, 64, 16))} | "
-          f"{num(get('icount', lc, 1, 16, lib='lib'))} | {num(get('icount', lc, 64, 16, lib='lib'))} | "
-          f"{num(get('wall', lab, 64, 16))} | {num(get('wall', lc, 64, 16, lib='lib'))} | "
-          f"{checked(lab, 1, 16)}, {checked(lab, 64, 16)}, {checked(lc, 1, 16, 'lib')}, "
-          f"{checked(lc, 64, 16, 'lib')} |")
+        p(f"| {n:,} | {num(get('icount', lab, 1, LD))} | {num(get('icount', lab, 64, LD))} | "
+          f"{num(get('icount', lc, 1, 16, lib='lib'))} | {num(get('icount', lc, LC, 16, lib='lib'))} | "
+          f"{num(get('wall', lab, 64, LD))} | {num(get('wall', lc, LC, 16, lib='lib'))} | "
+          f"{checked(lab, 1, LD)}, {checked(lab, 64, LD)}, {checked(lc, 1, 16, 'lib')}, "
+          f"{checked(lc, LC, 16, 'lib')} |")
     p("")
 
     # ---- 3. perf.data -----------------------------------------------------
@@ -449,15 +462,15 @@ def main():
     if sizes and hostf:
         a, b = sizes[0], sizes[-1]
         ha, hb = hostf.get(f"ubench-scale-{a}"), hostf.get(f"ubench-scale-{b}")
-        ca, cb = get("icount", f"fde-{a}", 32, 16), get("icount", f"fde-{b}", 32, 16)
+        ca, cb = get("icount", f"fde-{a}", SC, 16), get("icount", f"fde-{b}", SC, 16)
         if ha and hb and ca and cb:
             la, lb = math.log2(int(ha["fdes"])), math.log2(int(hb["fdes"]))
             p(f"| per frame grows no faster than log(FDEs) | {int(ha['fdes']):,} -> "
-              f"{int(hb['fdes']):,} FDEs: per frame x{cb / ca:.2f} (32 chains), "
+              f"{int(hb['fdes']):,} FDEs: per frame x{cb / ca:.2f} ({SC} chains), "
               f"log2(FDEs) x{lb / la:.2f} |")
     if libs:
         a, b = libs[0], libs[-1]
-        ca, cb = get("icount", f"libs-{a}", 64, 16), get("icount", f"libs-{b}", 64, 16)
+        ca, cb = get("icount", f"libs-{a}", 64, LD), get("icount", f"libs-{b}", 64, LD)
         if ca and cb:
             p(f"| per frame grows no faster than log(sections) | {a} -> {b} libraries: "
               f"per frame x{cb / ca:.2f} (64 chains); log2(sections) "

@@ -20,8 +20,9 @@
  *  - libdw's chain ends where it ends naturally (the CFI of the outermost
  *    frame has no return address), or is cut: after a frame for which no
  *    CFI exists (libdw would go on with its own frame pointer heuristic,
- *    which is not DWARF), when a read falls outside the stack copy, or on a
- *    libdw error.
+ *    which is not DWARF), when a read falls outside the stack copy, on a
+ *    libdw error, or when its last frame repeats the one before (libdw
+ *    made no progress: an outermost frame does not call itself).
  *  - m is the first index at which K and D differ (a different address, or
  *    one chain has ended and the other has not). No m: the chains are
  *    identical.
@@ -968,6 +969,16 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 			} else {
 				cut_why = "libdw: frame without PC";
 			}
+		}
+		/*
+		 * An outermost frame (its return address undefined) never
+		 * called itself: a chain that ends on a repeat of the frame
+		 * before ended because libdw made no progress (seen with
+		 * the CFI of ld.so's lazy binding trampoline on arm64).
+		 */
+		if (natural && nd >= 2 && d[nd - 1] == d[nd - 2]) {
+			natural = false;
+			cut_why = "libdw: its last frame repeats the one before";
 		}
 	}
 

@@ -511,9 +511,9 @@ run_groups() {
 		logs+=("$C/group-${g%% *}.tap")
 		# shellcheck disable=SC2086 # "FUNCTION [ARCH]"
 		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
-			${g#* } >"${logs[-1]}" 2>&1 &
+			timed ${g#* } >"${logs[-1]}" 2>&1 &
 		else
-			${g#* } >"${logs[-1]}" 2>&1
+			timed ${g#* } >"${logs[-1]}" 2>&1
 		fi
 	done
 	wait
@@ -522,10 +522,17 @@ run_groups() {
 	done
 }
 
+# timed CMD...: run CMD, then a comment line with its wall time.
+timed() {
+	local t0=$SECONDS
+	"$@"
+	echo "# $* took $((SECONDS - t0)) s"
+}
+
 echo "TAP version 13"
 if [ -z "${KERNEL_VARIANT:-}" ]; then
 	group_series
-	group_series_check
+	timed group_series_check
 fi
 run_groups
 echo "1..$N"

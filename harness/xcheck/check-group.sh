@@ -14,7 +14,8 @@
 # the kernel's chain limit and than the stack copy, recorded with 8 KiB),
 # progs/dlopen_main.c (four dlopen/dlclose rounds of the same library),
 # progs/libc_hot.c (its hot paths in libc and in assembly without SFrame
-# data). Each program must have
+# data), dtc (scripts/dtc of the kernel tree, a program not written for
+# this check: see below). Each program must have
 # at least 200 samples compared, 200 of them with the sampled PC in
 # SFrame-described code, and agree at 99% or more (xcheck-report's
 # defaults; XCHECK_REPORT_OPTS may change them). Work files:
@@ -88,6 +89,17 @@ build deep "$CC" "${SF[@]}" -o "$SHARE/deep" "$XDIR/progs/deep.c" && PROGS+=(dee
 build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
 	build libc_hot "$CC" "${SF[@]}" -o "$SHARE/libc_hot" "$XDIR/progs/libc_hot.c" \
 		"$G/libc_hot_asm.o" && PROGS+=(libc_hot)
+# dtc: a real program this project did not write, the device tree compiler
+# in the kernel tree (scripts/dtc, 11 C files, its lexer and parser made by
+# flex and bison), built with SFrame; it compiles a generated source of
+# 1,000 devices to a blob and back, DTC_ROUNDS times (default 3).
+DTC=$SRC/scripts/dtc
+build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
+	build dtc bison -d -o "$G/dtc-parser.tab.c" "$DTC/dtc-parser.y" &&
+	build dtc "$CC" "${SF[@]}" -DNO_YAML -I"$DTC" -I"$DTC/libfdt" -I"$G" \
+		-o "$SHARE/dtc" "$DTC"/{dtc,flattree,fstree,data,livetree,treesource,srcpos,checks,util}.c \
+		"$G/dtc-lexer.lex.c" "$G/dtc-parser.tab.c" &&
+	build dtc python3 "$XDIR/progs/gen-dts.py" 4 250 "$SHARE/big.dts" && PROGS+=(dtc)
 [ ${#PROGS[@]} -gt 0 ] || exit 1
 
 # One boot records every program.
@@ -101,7 +113,10 @@ build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
 		# deep: an 8 KiB stack copy, smaller than its deepest stacks
 		opt=
 		[ "$p" = deep ] && opt="-s 8192"
-		echo "./xcheck-record -o $p.data $opt -- ./$p $SECS >$p.log 2>&1; echo \$? >$p.rc"
+		cmd="./$p $SECS"
+		[ "$p" = dtc ] && cmd="sh -c 'for i in \$(seq ${DTC_ROUNDS:-3}); do
+			./dtc -q -o big.dtb big.dts && ./dtc -q -I dtb -O dts -o back.dts big.dtb || exit 1; done'"
+		echo "./xcheck-record -o $p.data $opt -- $cmd >$p.log 2>&1; echo \$? >$p.rc"
 	done
 } >"$SHARE/run.sh"
 rc=0

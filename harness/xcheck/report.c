@@ -21,8 +21,8 @@
  *    frame has no return address), or is cut: after a frame for which no
  *    CFI exists (libdw would go on with its own frame pointer heuristic,
  *    which is not DWARF), when a read falls outside the stack copy, on a
- *    libdw error, or when its last frame repeats the one before (libdw
- *    made no progress: an outermost frame does not call itself).
+ *    libdw error, or where libdw stops although the CFI of its last frame
+ *    has a return address.
  *  - m is the first index at which K and D differ (a different address, or
  *    one chain has ended and the other has not). No m: the chains are
  *    identical.
@@ -622,6 +622,44 @@ static bool has_cfi(Dwfl_Module *mod, Dwarf_Addr look)
 	return false;
 }
 
+/* Does the CFI at @look in @mod leave the return address undefined? */
+static bool cfi_ra_undefined(Dwarf_CFI *cfi, Dwarf_Addr look)
+{
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	size_t nops;
+	bool undef;
+	int ra;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, look, &fr))
+		return false;
+	ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+	/* undefined: no operations, and *ops set to ops_mem (libdw.h) */
+	undef = ra >= 0 && !dwarf_frame_register(fr, ra, ops_mem, &ops, &nops) &&
+		!nops && ops == ops_mem;
+	free(fr);
+	return undef;
+}
+
+/*
+ * Is @pc (a return address if @ret) in an outermost frame: one whose CFI
+ * leaves the return address undefined?
+ */
+static bool ra_undefined(Dwfl *dwfl, Dwarf_Addr pc, bool ret)
+{
+	Dwarf_Addr look = ret ? pc - 1 : pc, bias;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return false;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi_ra_undefined(cfi, look - bias))
+		return true;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	return cfi_ra_undefined(cfi, look - bias);
+}
+
 /*
  * Collect libdw's frames. Stop after a frame without CFI: libdw would
  * continue with its architecture's frame pointer heuristic, not DWARF.
@@ -789,6 +827,14 @@ static bool chain_has_main(Dwfl *dwfl, const uint64_t *c, int n)
 	return false;
 }
 
+static bool proc_has_sframe(const struct proc *proc)
+{
+	for (int i = 0; i < proc->nr_maps; i++)
+		if (proc->maps[i].file && proc->maps[i].file->has_sframe)
+			return true;
+	return false;
+}
+
 static void judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
 		  const uint64_t *d, int nd, bool natural, const char *cut_why)
 {
@@ -799,6 +845,15 @@ static void judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
 	bool d_main = chain_has_main(dwfl, d, nd);
 
 	nr_judged++;
+	/*
+	 * In a process without SFrame data the kernel walks frame pointers
+	 * only, as it does without this series: nothing of it to judge.
+	 */
+	if (!proc_has_sframe(proc)) {
+		nr_j_unjudged++;
+		count_add(&unjudged_kinds, "process without SFrame data (frame pointer walk)");
+		return;
+	}
 	nr_k_main += k_main;
 	nr_d_main += d_main;
 	if (d_main && !k_main) {
@@ -971,14 +1026,14 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 			}
 		}
 		/*
-		 * An outermost frame (its return address undefined) never
-		 * called itself: a chain that ends on a repeat of the frame
-		 * before ended because libdw made no progress (seen with
-		 * the CFI of ld.so's lazy binding trampoline on arm64).
+		 * libdw also stops, without an error, where it computes a
+		 * return address of 0 or cannot go on (seen in ld.so's lazy
+		 * binding trampolines): a natural end is only one whose CFI
+		 * leaves the return address undefined.
 		 */
-		if (natural && nd >= 2 && d[nd - 1] == d[nd - 2]) {
+		if (natural && nd > 0 && !ra_undefined(dwfl, d[nd - 1], nd > 1)) {
 			natural = false;
-			cut_why = "libdw: its last frame repeats the one before";
+			cut_why = "libdw: ended where the CFI has a return address";
 		}
 	}
 
@@ -1435,7 +1490,7 @@ int main(int argc, char **argv)
 	printf("    identical        %8lu   (%.2f%%)\n", nr_j_identical, SHARE(nr_j_identical));
 	printf("    libdw's, frames left out %lu   (%.2f%%)\n", nr_j_skips, SHARE(nr_j_skips));
 	printf("    libdw's, ends earlier    %lu   (%.2f%%)\n", nr_j_short, SHARE(nr_j_short));
-	printf("    not judged (libdw's chain cut before the frame) %lu   (%.2f%%)\n",
+	printf("    not judged (libdw's chain cut before the frame, or no SFrame) %lu   (%.2f%%)\n",
 	       nr_j_unjudged, SHARE(nr_j_unjudged));
 	count_print(unjudged_kinds, "        ", 5);
 	printf("    wrong frame      %8lu   (%.3f%%, at most %.3f%%)\n", nr_j_wrong,

@@ -233,7 +233,9 @@ static bool unwind_user_caller_fits(struct unwind_user_state *state,
  * A scanned candidate @ra fits the calls around it: its own call went into
  * the frames the scan skips, which have no SFrame data, so a direct call
  * to a function that has some does not fit (a stale return address of a
- * call that returned); and its caller's call, at @next, fits.
+ * call that returned), unless through a PLT entry not bound yet (the
+ * skipped frames are the dynamic linker's); and its caller's call, at
+ * @next, fits.
  */
 static bool unwind_user_calls_fit(struct unwind_user_state *state,
 				  unsigned long ra, unsigned long next)
@@ -241,10 +243,25 @@ static bool unwind_user_calls_fit(struct unwind_user_state *state,
 	unsigned long target, start;
 
 	if (arch_unwind_user_call_target(ra, &target) &&
-	    sframe_text_user(target) &&
+	    sframe_text_user(target) && !arch_unwind_user_lazy_stub(target) &&
 	    !unwind_user_func_start(state, target, &start))
 		return false;
 	return unwind_user_caller_fits(state, ra, next);
+}
+
+/*
+ * Does the rule of @next, a return address into SFrame text, lead on from
+ * the CFA @cfa of its callee, whose frame pointer then was @fp?
+ */
+static bool unwind_user_next_leads_on(struct unwind_user_state *state,
+				      unsigned long cfa, unsigned long fp,
+				      unsigned long next)
+{
+	struct unwind_user_frame up;
+	unsigned long ucfa, unext;
+
+	return !unwind_user_find(state, next - 1, &up) &&
+	       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa, &unext);
 }
 
 /*
@@ -260,17 +277,14 @@ static bool unwind_user_guess_leads_on(struct unwind_user_state *state,
 				       unsigned long cfa, unsigned long fp,
 				       unsigned long next, bool scanned)
 {
-	struct unwind_user_frame up;
-	unsigned long ucfa, unext;
+	unsigned long unext;
 
 	if (!cfa)
 		return true;
 	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
 		return false;
 	if (sframe_text_user(next))
-		return !unwind_user_find(state, next - 1, &up) &&
-		       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa,
-						  &unext);
+		return unwind_user_next_leads_on(state, cfa, fp, next);
 	if (!frame->fp_saved)
 		return !scanned;
 	if (fp < cfa ||
@@ -349,6 +363,20 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 		if (!unwind_user_frame_leads_on(&frame, sp, fp, 0,
 						caller_cfa, next))
 			return false;
+		/*
+		 * A stale return address (found by the scan, or through a
+		 * frame pointer that is a general register) has a stale
+		 * frame above it, which seldom leads on twice: into SFrame
+		 * text, the caller's rule must lead on too.
+		 */
+		if (*caller_cfa && sframe_text_user(*next)) {
+			if (frame.fp_saved &&
+			    unwind_user_read(*caller_cfa + frame.fp_off, &fp))
+				return false;
+			if (!unwind_user_next_leads_on(state, *caller_cfa, fp,
+						       *next))
+				return false;
+		}
 		*caller_sp = sp;
 		return true;
 	}
@@ -464,16 +492,21 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
  * Scan the stack from @addr for a return address into SFrame text, at most
  * @n words (and what is left of the walk's budget). A stale return address
  * in a dead part of a live frame (an uninitialised buffer of the code
- * without SFrame) names a call that some earlier callee of the same caller
- * made, and leads on to the same caller frame as the live one: the words
- * up to that caller frame are scanned too, and when two different
- * candidates lead to it, or it cannot be reached, the scan finds nothing.
+ * without SFrame) names a call that has returned, and its frame, stale
+ * too, often leads on into the live frames above. The first candidate is
+ * taken only if nothing contradicts it: the words up to the frame it
+ * leads to are scanned too, and another return address that leads on from
+ * inside that frame (other than its caller's) makes the caller unknown;
+ * so does a frame below it that leads on over its slot but does not fit
+ * its calls (a live frame of a tail call, or a stale one: one of the two
+ * is wrong).
  */
 static bool unwind_user_scan(struct unwind_user_state *state,
 			     unsigned long addr, unsigned int n,
 			     unsigned long *ra, unsigned long *sp)
 {
 	unsigned long words[8], cand, csp, cfa, next, found_cfa = 0;
+	unsigned long found_next = 0, over_cfa = 0, over_next = 0;
 	bool found = false;
 	unsigned int i, nr;
 
@@ -496,20 +529,30 @@ static bool unwind_user_scan(struct unwind_user_state *state,
 			cand = arch_unwind_user_strip_ra(words[i]);
 			if (!unwind_user_sframe_caller(state, cand, addr,
 						       state->fp, true, &csp,
-						       &cfa, &next) ||
-			    !unwind_user_calls_fit(state, cand, next))
+						       &cfa, &next))
 				continue;
-			if (!found) {
-				/* An outermost caller leads nowhere to compare. */
-				*ra = cand;
-				*sp = csp;
-				if (!cfa)
-					return true;
-				found = true;
-				found_cfa = cfa;
-			} else if (cfa == found_cfa && cand != *ra) {
-				return false;
+			if (found) {
+				if (cand != *ra && cand != found_next)
+					return false;
+				continue;
 			}
+			if (!unwind_user_calls_fit(state, cand, next)) {
+				if (cfa > over_cfa) {
+					over_cfa = cfa;
+					over_next = next;
+				}
+				continue;
+			}
+			if (addr < over_cfa && cand != over_next)
+				return false;
+			*ra = cand;
+			*sp = csp;
+			/* An outermost caller leads nowhere to compare. */
+			if (!cfa)
+				return true;
+			found = true;
+			found_cfa = cfa;
+			found_next = next;
 		}
 	}
 }

@@ -154,4 +154,10 @@ static inline bool arch_unwind_user_call_target(unsigned long ra,
 	return true;
 }
 
+/* PLT entries are not followed to their GOT slot here: no lazy stubs. */
+static inline bool arch_unwind_user_lazy_stub(unsigned long target)
+{
+	return false;
+}
+
 #endif /* _ASM_ARM64_UNWIND_USER_H */

@@ -183,4 +183,19 @@ static inline bool arch_unwind_user_call_target(unsigned long ra,
 	return true;
 }
 
+/*
+ * Is @target, where a PLT entry's GOT slot points, still its lazy binding
+ * stub ([endbr64] push $index), which goes to the dynamic linker?
+ */
+static inline bool arch_unwind_user_lazy_stub(unsigned long target)
+{
+	u8 b[5];
+
+	if (copy_from_user_nofault(b, (const void __user *)target, sizeof(b)))
+		return false;
+	return b[0] == 0x68 ||
+	       (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa &&
+		b[4] == 0x68);
+}
+
 #endif /* _ASM_X86_UNWIND_USER_H */

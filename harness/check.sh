@@ -13,6 +13,8 @@
 #              guest has no perf), and KUnit (which ran at boot; read from
 #              the kernel log); then a second boot on ALT_SMP CPUs that
 #              runs the selftests again (1 CPU, then 2, by default)
+#   readme     the README's commands as written (harness/readme-smoke.sh),
+#              on the first ARCH
 # Each check is one line "ok N - name" / "not ok N - name"; details of a
 # failure follow as "# " lines. Logs: out/check/. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
@@ -24,7 +26,8 @@
 #
 # Environment: SFRAME_CONFIG=none (unpatched base: no SFrame options, no
 # KUnit suite expected), CHECK_SERIES_BUILD=0 (the series checks without
-# the per-patch builds: harness/series-check.sh --no-build), PERF_MIN_PERMILLE (default 995: 99.5%), KERNEL_VARIANT=NAME
+# the per-patch builds: harness/series-check.sh --no-build), CHECK_README=0
+# (without the README commands: harness/readme-smoke.sh), PERF_MIN_PERMILLE (default 995: 99.5%), KERNEL_VARIANT=NAME
 # (guest groups only, on the kernel with harness/kconfig/NAME.config merged,
 # e.g. debug: see harness/check-debug.sh; TIMEOUT_SCALE multiplies the
 # per-selftest limit).
@@ -529,12 +532,26 @@ timed() {
 	echo "# $* took $((SECONDS - t0)) s"
 }
 
+# ---------------------------------------------------------------- README
+# The README's own commands, as written (harness/readme-smoke.sh), on the
+# first arch, after the other groups (make fuzz shares the host tests'
+# build directory).
+group_readme() {
+	local log=$C/readme-smoke.log
+	"$TOP/harness/readme-smoke.sh" "$1" >"$log" 2>&1
+	retap "README ($1)" "$log" comments
+	grep -qE '^(not )?ok ' "$log" ||
+		{ not_ok "README ($1): harness/readme-smoke.sh printed no result"; tail -n 20 "$log" | comment; }
+}
+
 echo "TAP version 13"
 if [ -z "${KERNEL_VARIANT:-}" ]; then
 	group_series
 	timed group_series_check
 fi
 run_groups
+[ -n "${KERNEL_VARIANT:-}" ] || [ "${CHECK_README:-1}" = 0 ] ||
+	[ "${SFRAME_CONFIG:-}" = none ] || timed group_readme "${ARCHES[0]}"
 echo "1..$N"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" = 0 ]

@@ -251,15 +251,18 @@ static bool unwind_user_calls_fit(struct unwind_user_state *state,
 
 /*
  * Does the rule of @next, a return address into SFrame text, lead on from
- * the CFA @cfa of its callee, whose frame pointer then was @fp?
+ * the CFA @cfa of its callee @frame, whose frame pointer was @fp?
  */
 static bool unwind_user_next_leads_on(struct unwind_user_state *state,
+				      const struct unwind_user_frame *frame,
 				      unsigned long cfa, unsigned long fp,
 				      unsigned long next)
 {
 	struct unwind_user_frame up;
 	unsigned long ucfa, unext;
 
+	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
+		return false;
 	return !unwind_user_find(state, next - 1, &up) &&
 	       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa, &unext);
 }
@@ -281,13 +284,11 @@ static bool unwind_user_guess_leads_on(struct unwind_user_state *state,
 
 	if (!cfa)
 		return true;
-	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
-		return false;
 	if (sframe_text_user(next))
-		return unwind_user_next_leads_on(state, cfa, fp, next);
+		return unwind_user_next_leads_on(state, frame, cfa, fp, next);
 	if (!frame->fp_saved)
 		return !scanned;
-	if (fp < cfa ||
+	if (unwind_user_read(cfa + frame->fp_off, &fp) || fp < cfa ||
 	    unwind_user_read(fp + fp_frame.cfa_off + fp_frame.ra_off, &unext))
 		return false;
 	if (fp_frame.ra_signed)
@@ -369,14 +370,10 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 		 * frame above it, which seldom leads on twice: into SFrame
 		 * text, the caller's rule must lead on too.
 		 */
-		if (*caller_cfa && sframe_text_user(*next)) {
-			if (frame.fp_saved &&
-			    unwind_user_read(*caller_cfa + frame.fp_off, &fp))
-				return false;
-			if (!unwind_user_next_leads_on(state, *caller_cfa, fp,
-						       *next))
-				return false;
-		}
+		if (*caller_cfa && sframe_text_user(*next) &&
+		    !unwind_user_next_leads_on(state, &frame, *caller_cfa, fp,
+					       *next))
+			return false;
 		*caller_sp = sp;
 		return true;
 	}

@@ -7,7 +7,8 @@
 #   harness/demo/demo.sh [ARCH]      ARCH: x86_64 (default) or arm64
 #                                    (kernel and initramfs must be built:
 #                                     `make demo` does all of it)
-# Environment: DEMO_SECONDS (default 2).
+# Environment: DEMO_SECONDS (default 2), DEMO_MIN_SAMPLES (default 1000: a
+# recording with fewer samples of the demo is made again for twice as long).
 set -euo pipefail
 . "$(dirname "$0")/../config.sh"
 
@@ -18,6 +19,8 @@ arm64) CC=${CC:-aarch64-linux-gnu-gcc} ;;
 *) echo "error: demo: unsupported ARCH '$ARCH' (supported: x86_64 arm64)" >&2; exit 2 ;;
 esac
 SECS=${DEMO_SECONDS:-2}
+# fewer samples than this: perf-demo.sh records again for twice as long
+MIN_SAMPLES=${DEMO_MIN_SAMPLES:-1000}
 CFLAGS_DEMO="-O2 -fomit-frame-pointer -Wa,--gsframe"
 
 D=$OUT/demo/$ARCH
@@ -33,7 +36,7 @@ note "demo program: $CFLAGS_DEMO, .sframe present; booting the $ARCH guest"
 
 start=$SECONDS
 QUIET_STATUS=1 RUN_DIR=$D/run "$TOP/harness/qemu-run.sh" "$ARCH" "$D/share" \
-	"sh /harness/perf-demo.sh /host/demo /host/perf 'on off dwarf' $SECS" ||
+	"sh /harness/perf-demo.sh /host/demo /host/perf 'on off dwarf' $SECS $MIN_SAMPLES" ||
 	die "the guest part of the demo failed (see above; console log: $D/run/console.log)"
 note "guest run took $((SECONDS - start)) s"
 
@@ -72,7 +75,7 @@ for m in "${modes[@]}"; do
 done
 echo
 rec="perf record -g -e cpu-clock"
-echo "$rec -F 1000 ./demo $SECS; perf report --stdio --no-children --sort symbol"
+echo "$rec -F 1000 ./demo $(cat "$P/secs-${kmodes[0]}" 2>/dev/null || echo "$SECS"); perf report --stdio --no-children --sort symbol"
 if [ ${#kmodes[@]} -eq 2 ]; then
 	printf '%-100s%s\n' "==== $(label "${kmodes[0]}")" "==== $(label "${kmodes[1]}")"
 	pr -m -t -w 200 <(body "${kmodes[0]}") <(body "${kmodes[1]}")

@@ -3,7 +3,7 @@
 # `perf record -g -e cpu-clock` once per unwinder mode and leave the
 # results in OUTDIR (on the 9p share) for the host to show and count.
 #
-#   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS]
+#   sh /harness/perf-demo.sh PROGRAM OUTDIR MODES [SECONDS [MIN_SAMPLES]]
 #
 # MODES: any of "on", "off": the value written to
 # /proc/sys/kernel/unwind_user_sframe before the run (on a kernel without
@@ -11,7 +11,10 @@
 # perf's own --call-graph dwarf (stack copies unwound by perf: the
 # reference chain, independent of the kernel's unwinder).
 # Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
-# record-MODE.txt (perf record's messages).
+# record-MODE.txt (perf record's messages), secs-MODE (the run time of the
+# kept recording). A recording with fewer than MIN_SAMPLES samples of
+# PROGRAM (default 0) is made again with twice the run time, at most four
+# recordings in all: a busy host gives the guest fewer timer ticks.
 #
 # perf is the tree's (harness/perf-build.sh). On arm64, perf -g also
 # records the user link register and inserts the leaf function's caller
@@ -19,7 +22,8 @@
 # series' tools/perf patch leaves it out when the kernel reported it
 # (Debian's perf 6.1, /usr/bin/perf-debian, shows it twice:
 # c <- b <- b <- a <- main).
-prog=$1 outdir=$2 modes=$3 secs=${4:-2}
+prog=$1 outdir=$2 modes=$3 secs=${4:-2} min=${5:-0}
+comm=$(basename "$prog" | cut -c1-15)
 sysctl=/proc/sys/kernel/unwind_user_sframe
 mkdir -p "$outdir"
 if ! command -v perf >/dev/null 2>&1; then
@@ -51,15 +55,26 @@ for mode in $modes; do
 	ev="-g -e cpu-clock"
 	[ $mode = dwarf ] && ev="--call-graph dwarf -e cpu-clock"
 	data=/tmp/perf-$mode.data
-	echo "== perf record $ev -F 1000 ($mode): $prog $secs"
-	perf record $ev -F 1000 -o $data "$prog" "$secs" \
-		>"$outdir/record-$mode.txt" 2>&1 || rc=1
-	cat "$outdir/record-$mode.txt"
+	n=$secs try=1
+	while :; do
+		echo "== perf record $ev -F 1000 ($mode): $prog $n"
+		prc=0
+		perf record $ev -F 1000 -o $data "$prog" "$n" \
+			>"$outdir/record-$mode.txt" 2>&1 || prc=1
+		cat "$outdir/record-$mode.txt"
+		perf script -i $data -F comm,tid,ip,sym,dso \
+			>"$outdir/script-$mode.txt" 2>"$outdir/script-$mode.err" || rc=1
+		got=$(awk -v c="$comm" '/^[^ \t]/ && $1 == c { n++ } END { print n + 0 }' \
+			"$outdir/script-$mode.txt")
+		[ $prc = 0 ] && [ "$got" -lt "$min" ] && [ $try -lt 4 ] || break
+		echo "== $got samples of $comm, fewer than $min: once more, twice as long"
+		n=$(awk "BEGIN { print $n * 2 }") try=$((try + 1))
+	done
+	[ $prc = 0 ] || rc=1
+	echo "$n" >"$outdir/secs-$mode"
 	perf report -i $data --stdio --no-children --sort symbol \
-		--comms "$(basename "$prog" | cut -c1-15)" --percent-limit 0.5 \
+		--comms "$comm" --percent-limit 0.5 \
 		>"$outdir/report-$mode.txt" 2>&1 || rc=1
-	perf script -i $data -F comm,tid,ip,sym,dso \
-		>"$outdir/script-$mode.txt" 2>"$outdir/script-$mode.err" || rc=1
 done
 [ -e $sysctl ] && echo 1 >$sysctl
 exit $rc

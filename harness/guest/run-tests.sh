@@ -49,7 +49,7 @@ if [ -x "$share/demo" ] && ! command -v perf >/dev/null 2>&1; then
 		echo "perf is not on PATH" >"$share/perf/absent"
 	echo "== perf test: no perf in this guest"
 elif [ -x "$share/demo" ]; then
-	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 >/dev/null 2>&1
+	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 1000 >/dev/null 2>&1
 	echo $? >"$share/perf/rc"
 	echo "== perf test: done"
 fi

@@ -25,7 +25,12 @@
 # (kernel.unwind_user_sframe for the run, default 1), XCHECK_RECOVER=0|1
 # (kernel.unwind_user_recover: 0 or 1; default: the kernel's), XCHECK_REPORT_OPTS
 # (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
-# default 1.5, 3 on arm64, whose TCG guest runs slower).
+# default 1.5, 3 on arm64, whose TCG guest runs slower), XCHECK_SAMPLES
+# (default 2000) and XCHECK_TRIES (default 4): a program whose recording
+# holds fewer samples than XCHECK_SAMPLES is recorded again with twice the
+# run time (dtc: twice the rounds), up to XCHECK_TRIES recordings, so that
+# a busy host costs time, not samples; the tries are listed when there was
+# more than one.
 set -uo pipefail
 XDIR=$(cd "$(dirname "$0")" && pwd)
 . "$XDIR/../config.sh"
@@ -38,6 +43,9 @@ fi
 ARCH=$1
 SFRAME=${XCHECK_SFRAME:-1}
 SECS=${XCHECK_SECONDS:-$([ "$ARCH" = arm64 ] && echo 3 || echo 1.5)}
+NEED=${XCHECK_SAMPLES:-2000}
+TRIES=${XCHECK_TRIES:-4}
+case "$NEED$TRIES" in *[!0-9]*) echo "error: XCHECK_SAMPLES and XCHECK_TRIES must be numbers" >&2; exit 2 ;; esac
 case "$SFRAME" in 0|1) ;; *) echo "error: XCHECK_SFRAME must be 0 or 1" >&2; exit 2 ;; esac
 RECOVER=${XCHECK_RECOVER:-}
 case "$RECOVER" in ''|0|1) ;; *) echo "error: XCHECK_RECOVER must be 0 or 1" >&2; exit 2 ;; esac
@@ -100,6 +108,11 @@ build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
 		-o "$SHARE/dtc" "$DTC"/{dtc,flattree,fstree,data,livetree,treesource,srcpos,checks,util}.c \
 		"$G/dtc-lexer.lex.c" "$G/dtc-parser.tab.c" &&
 	build dtc python3 "$XDIR/progs/gen-dts.py" 4 250 "$SHARE/big.dts" && PROGS+=(dtc)
+cat >"$SHARE/dtc-rounds.sh" <<'EOF'
+for i in $(seq "$1"); do
+	./dtc -q -o big.dtb big.dts && ./dtc -q -I dtb -O dts -o back.dts big.dtb || exit 1
+done
+EOF
 [ ${#PROGS[@]} -gt 0 ] || exit 1
 
 # One boot records every program.
@@ -109,14 +122,33 @@ build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
 	[ -z "$RECOVER" ] ||
 		echo "echo $RECOVER >/proc/sys/kernel/unwind_user_recover ||" \
 			"echo 'xcheck: cannot set kernel.unwind_user_recover' >&2"
+	# record PROG OPT CMD N: record CMD (its @N@ replaced by N, the run
+	# time or dtc's rounds), and while the recording holds fewer than
+	# $NEED samples (a busy host gives the guest fewer timer ticks),
+	# record it again with N doubled, at most $TRIES times in all.
+	echo "NEED=$NEED TRIES=$TRIES"
+	cat <<-'EOS'
+	record() {
+		p=$1 opt=$2 cmd=$3 n=$4 try=1
+		while :; do
+			./xcheck-record -o $p.data $opt -- $(echo "$cmd" | sed "s/@N@/$n/g") >$p.log 2>&1
+			rc=$?
+			got=$(sed -n 's/.*: \([0-9]*\) samples, .*/\1/p' $p.log | tail -n 1)
+			echo "$p: try $try with $n: status $rc, ${got:-no} samples" >>tries.log
+			[ "$rc" = 0 ] && [ "${got:-0}" -lt "$NEED" ] && [ "$try" -lt "$TRIES" ] || break
+			try=$((try + 1))
+			n=$(awk "BEGIN { print $n * 2 }")
+		done
+		echo $rc >$p.rc
+	}
+	EOS
 	for p in "${PROGS[@]}"; do
+		case $p in
 		# deep: an 8 KiB stack copy, smaller than its deepest stacks
-		opt=
-		[ "$p" = deep ] && opt="-s 8192"
-		cmd="./$p $SECS"
-		[ "$p" = dtc ] && cmd="sh -c 'for i in \$(seq ${DTC_ROUNDS:-3}); do
-			./dtc -q -o big.dtb big.dts && ./dtc -q -I dtb -O dts -o back.dts big.dtb || exit 1; done'"
-		echo "./xcheck-record -o $p.data $opt -- $cmd >$p.log 2>&1; echo \$? >$p.rc"
+		deep) echo "record deep '-s 8192' './deep @N@' $SECS" ;;
+		dtc) echo "record dtc '' 'sh ./dtc-rounds.sh @N@' ${DTC_ROUNDS:-3}" ;;
+		*) echo "record $p '' './$p @N@' $SECS" ;;
+		esac
 	done
 } >"$SHARE/run.sh"
 rc=0
@@ -148,6 +180,9 @@ for p in "${PROGS[@]}"; do
 	"$XC_REPORT" --label "$p" "${mins[@]}" "${maps[@]}" \
 		${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \
 		>"$G/$p.report" 2>&1 || rrc=$?
+	# the tries when one recording was not enough
+	t=$(grep -c "^$p: " "$SHARE/tries.log" 2>/dev/null)
+	[ "${t:-0}" -le 1 ] || grep "^$p: " "$SHARE/tries.log" | comment
 	result=$(grep -E '^(PASS|FAIL) ' "$G/$p.report" | tail -n 1 | sed -E "s/^(PASS|FAIL) $p: //")
 	[ -n "$result" ] || result="xcheck-report failed (status $rrc)"
 	if [ "$rrc" = 0 ]; then

@@ -6,6 +6,15 @@ the end, and no patch adds a file without updating MAINTAINERS.
 
   harness/maintainers.py rewrite   rewrite the tree's series branch
   harness/maintainers.py check     the series' final entry == the fragment
+  harness/maintainers.py covered PATCH...
+                                   the files each patch adds that the entry
+                                   as the earlier patches left it does not
+                                   cover (exit status 1 if there are any)
+
+A patch that adds files to a directory the entry already lists (the
+selftest patches after the first) changes nothing in MAINTAINERS, and
+checkpatch asks "added, moved or deleted file(s), does MAINTAINERS need
+updating?" (FILE_PATH_CHANGES); `covered` answers that question.
 """
 import os
 import subprocess
@@ -77,11 +86,41 @@ def check():
     return 0
 
 
+def added_files(text):
+    """Files a patch creates, and the F: patterns it adds to MAINTAINERS."""
+    files, pats, cur = [], [], None
+    for line in text.split('\n'):
+        if line.startswith('diff --git '):
+            cur = line.split(' b/', 1)[1]
+        elif line.startswith('new file mode') and cur:
+            files.append(cur)
+        elif cur == 'MAINTAINERS' and line.startswith('+F:\t'):
+            pats.append(line[4:])
+    return files, pats
+
+
+def covered(patches):
+    """Every added file covered by an F: line of an earlier patch."""
+    known, bad = [], 0
+    for p in patches:
+        files, pats = added_files(open(p).read())
+        left = [f for f in files if not any(covers(k, f) for k in known)]
+        known += pats
+        for f in left:
+            if not any(covers(k, f) for k in pats):
+                print('%s: %s is not in the MAINTAINERS entry' %
+                      (os.path.basename(p), f))
+                bad += 1
+    return 1 if bad else 0
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1] if len(sys.argv) > 1 else ''
     if cmd == 'rewrite':
         rewrite()
     elif cmd == 'check':
         sys.exit(check())
+    elif cmd == 'covered':
+        sys.exit(covered(sys.argv[2:]))
     else:
         sys.exit(__doc__)

@@ -12,10 +12,10 @@
 
 cd "$(dirname "$0")" || exit 1
 
-TESTS=${*:-"unwind_basic unwind_static unwind_pie_dso unwind_dlopen \
-unwind_fork unwind_threads unwind_exec unwind_nosframe unwind_switch_off \
-unwind_pac unwind_hostile unwind_registry unwind_coldstart \
-unwind_uretprobe unwind_discovery unwind_libc unwind_consumers unwind_signal"}
+TESTS=${*:-"unwind_basic unwind_static unwind_pie_dso unwind_fork \
+unwind_threads unwind_exec unwind_nosframe unwind_switch_off unwind_pac \
+unwind_dlopen unwind_registry unwind_coldstart unwind_discovery \
+unwind_hostile unwind_uretprobe unwind_libc unwind_signal unwind_consumers"}
 # built only with an assembler that writes SFrame version 3 (see Makefile)
 [ $# -eq 0 ] && [ -x ./unwind_v3 ] && TESTS="$TESTS unwind_v3"
 TIMEOUT=${TIMEOUT:-120}

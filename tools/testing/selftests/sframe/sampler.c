@@ -1532,6 +1532,45 @@ void wl_cleanup(struct wl_run *w)
 	sampler_close(&w->s);
 }
 
+int wl_sample(struct wl_run *w, char *const argv[], const char *leaf,
+	      struct sample_filter *f, struct sampler_opts *o)
+{
+	int ret;
+
+	sampler_get_opts(o);
+	ret = wl_start(w, argv[0], argv, o);
+	if (ret) {
+		diag("cannot start %s: %s\n", argv[0], strerror(-ret));
+		return ret;
+	}
+	f->pid = w->pid;
+	ret = wl_phase_leaf(w, o, f, leaf);
+	if (wl_finish(w) && !ret)
+		ret = -EIO;
+	if (!wl_exit_ok(w)) {
+		diag("workload did not exit cleanly (status 0x%x)\n",
+		     w->status);
+		if (!ret)
+			ret = -ECHILD;
+	}
+	return ret;
+}
+
+bool wl_chain_test(const char *label, char *const argv[],
+		   const char *const *expect, unsigned int depth)
+{
+	struct sample_filter f = SAMPLE_FILTER_ANY;
+	struct sampler_opts o;
+	struct chain_stats st;
+	struct wl_run w;
+	bool ok;
+
+	ok = !wl_sample(&w, argv, expect[0], &f, &o);
+	ok = chain_report(label, &w.s, &f, expect, depth, &o, &st) && ok;
+	wl_cleanup(&w);
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 /* Misc                                                                */
 /* ------------------------------------------------------------------ */

@@ -212,6 +212,21 @@ int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,
 int wl_finish(struct wl_run *w);
 void wl_cleanup(struct wl_run *w);
 bool wl_exit_ok(const struct wl_run *w);
+/*
+ * Start the workload @argv (@argv[0] is its path, with options from
+ * sampler_get_opts() in @o), sample it (@f->pid set to it) until it has
+ * o->min_leaf samples whose leaf is @leaf, stop it and decode its samples.
+ * 0 if it ran and exited cleanly; its samples are in @w either way, for
+ * chain_report(); wl_cleanup() it then.
+ */
+int wl_sample(struct wl_run *w, char *const argv[], const char *leaf,
+	      struct sample_filter *f, struct sampler_opts *o);
+/*
+ * wl_sample() on the samples of the whole workload, then chain_report() of
+ * them under @label: true if it ran cleanly and its chains are complete.
+ */
+bool wl_chain_test(const char *label, char *const argv[],
+		   const char *const *expect, unsigned int depth);
 
 /* Helpers */
 int self_path(char *buf, size_t len);

@@ -379,21 +379,13 @@ TEST_F(discovery, on_demand)
 	struct wl_run w;
 	long disc0;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	ASSERT_EQ(1, elf_has_sframe(exe));
 
 	/* the workload is exec'ed with SFrame off, and turns it on */
 	ASSERT_EQ(0, unwind_sysctl_write(0));
 	disc0 = sframe_stat("discoveries");
-	if (wl_start(&w, exe, argv, &o)) {
-		unwind_sysctl_write(1);
-		ASSERT_TRUE(false);
-	}
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
 	/* the workload turned it on; whatever happened, it is on again */
 	EXPECT_EQ(1, unwind_sysctl_read());
 	unwind_sysctl_write(1);

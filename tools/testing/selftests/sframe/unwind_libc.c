@@ -191,7 +191,6 @@ TEST_F(libc, chain)
 	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, NULL };
 	struct wl_run w;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
@@ -203,13 +202,7 @@ TEST_F(libc, chain)
 		     (unsigned long long)f.leaf_end, c->libc_fn);
 	}
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, c->expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	f.pid = w.pid;
+	EXPECT_EQ(0, wl_sample(&w, argv, c->expect[0], &f, &o));
 	chain_report(variant->mode, &w.s, &f, c->expect, c->depth, &o, &st);
 	wl_cleanup(&w);
 	ASSERT_GE(st.leaf, o.min_leaf);

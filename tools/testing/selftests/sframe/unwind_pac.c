@@ -133,19 +133,11 @@ TEST(pac_ret)
 	diag("built with -mbranch-protection: __ARM_FEATURE_PAC_DEFAULT %#x\n",
 	     PAC_BUILD_FLAGS);
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
 	prog = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	f.pid = w.pid;
+	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
 	ok = chain_report("pac", &w.s, &f, expect, ARRAY_SIZE(expect), &o, &st);
 	ra_check(&w.s, w.pid, prog, o.warmup_ns, &ra);
 	diag("pac: %lu return addresses in %lu leaf samples, %lu bad\n",

@@ -34,33 +34,16 @@ noinline __noclone void exe_callback(void)
 
 TEST(sframe_pie_dso)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
 	char exe[PATH_MAX], lib[PATH_MAX];
 	char *const argv[] = { exe, WL_ARG, NULL };
-	struct wl_run w;
-	bool ok;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_dso.so"));
 	diag_env(exe);
 	diag_elf(lib);
 	ASSERT_EQ(1, elf_has_sframe(exe));
 	ASSERT_EQ(1, elf_has_sframe(lib));
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	f.pid = w.pid;
-	ok = chain_report("pie_dso", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
-			  &st);
-	wl_cleanup(&w);
-	ASSERT_TRUE(ok);
+	ASSERT_TRUE(wl_chain_test("pie_dso", argv, expect, ARRAY_SIZE(expect)));
 }
 
 int main(int argc, char **argv)

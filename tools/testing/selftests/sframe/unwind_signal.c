@@ -120,19 +120,11 @@ static int run(struct wl_run *w, const char *mode, const char *leaf,
 {
 	static char exe[PATH_MAX];
 	char *const argv[] = { exe, WL_ARG, (char *)mode, NULL };
-	int ret;
 
-	sampler_get_opts(o);
 	if (self_path(exe, sizeof(exe)))
 		return -1;
 	diag_env(exe);
-	if (wl_start(w, exe, argv, o))
-		return -1;
-	f->pid = w->pid;
-	ret = wl_phase_leaf(w, o, f, leaf);
-	if (wl_finish(w) || !wl_exit_ok(w))
-		ret = -1;
-	return ret;
+	return wl_sample(w, argv, leaf, f, o);
 }
 
 TEST(signal_handler)

@@ -51,18 +51,10 @@ TEST_F(sysctl_off, sframe_switched_off)
 	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	f.pid = w.pid;
+	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
 	chain_report("sframe off", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
 		     &st);
 	wl_cleanup(&w);

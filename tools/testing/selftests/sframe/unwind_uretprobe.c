@@ -114,16 +114,10 @@ TEST_F(uretprobe, chain_through_trampoline)
 	bool ok;
 	int i;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
 
 	/* b returned once the workload was told to stop */
 	for (i = 0; i < self->nfds; i++)
@@ -131,7 +125,6 @@ TEST_F(uretprobe, chain_through_trampoline)
 			hits += n;
 	diag("uretprobe on b fired %llu times\n", hits);
 
-	f.pid = w.pid;
 	ok = chain_report("through the uretprobe trampoline", &w.s, &f,
 			  expect, ARRAY_SIZE(expect), &o, &st);
 	wl_cleanup(&w);

@@ -69,31 +69,16 @@ noinline __noclone int v3_outer(int n)
 
 TEST(sframe_v3)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
 	char exe[PATH_MAX], lib[PATH_MAX];
 	char *const argv[] = { exe, WL_ARG, NULL };
-	struct wl_run w;
-	bool ok;
 
-	sampler_get_opts(&o);
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_v3.so"));
 	diag_env(exe);
 	diag_elf(lib);
 	ASSERT_EQ(3, elf_sframe_version(exe));
 	ASSERT_EQ(3, elf_sframe_version(lib));
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	ok = chain_report("v3", &w.s, &f, expect, ARRAY_SIZE(expect), &o, &st);
-	wl_cleanup(&w);
-	ASSERT_TRUE(ok);
+	ASSERT_TRUE(wl_chain_test("v3", argv, expect, ARRAY_SIZE(expect)));
 }
 
 int main(int argc, char **argv)

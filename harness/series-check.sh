@@ -39,6 +39,7 @@ for p in "${PATCHES[@]}"; do
 	name=$(basename "$p" .patch)
 	out=$C/checkpatch-$name.txt
 	upto+=("$p")
+	rm -f "$out.covered"
 	(cd "$SRC" && scripts/checkpatch.pl --strict --no-summary --quiet "$p") >"$out" 2>&1 || true
 	if ! grep -qE '^(ERROR|WARNING|CHECK):' "$out"; then
 		ok "checkpatch --strict: $name"

@@ -260,29 +260,45 @@ int kt_init_section(struct ktable *kt, const struct section *s)
 struct kt_stats kt_stats;
 
 /*
- * Validated as the kernel does, with room for the row marks; a valid
- * section keeps them, and kt_find() checks them against lookups without.
+ * Validated as the kernel does, with room for the row marks and the
+ * function index; a valid section keeps them, and kt_find() checks them
+ * against lookups without.
  */
 int kt_validate(struct ktable *kt)
 {
 	struct sframe_validation v = { 0 };
+	unsigned int nr_index = sframe_index_size(&kt->tbl);
 	int ret;
 
 	v.max_marks = sframe_max_marks(&kt->tbl);
 	if (v.max_marks)
 		v.marks = calloc(v.max_marks, sizeof(*v.marks));
+	if (nr_index)
+		v.index = calloc(nr_index, sizeof(*v.index));
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	ret = sframe_table_validate_resume(&kt->tbl, &v);
 	hostshim_allow_none();
 	free(kt->marks);
+	free(kt->index);
 	kt->marks = NULL;
 	kt->nr_marks = 0;
-	if (ret || !v.nr_marks) {
+	kt->index = NULL;
+	kt->nr_index = 0;
+	if (ret || !v.nr_marks)
 		free(v.marks);
+	if (ret || v.index_bad)
+		free(v.index);
+	if (ret)
 		return ret;
+	if (v.nr_marks) {
+		kt->marks = v.marks;
+		kt->nr_marks = v.nr_marks;
 	}
-	kt->marks = v.marks;
-	kt->nr_marks = v.nr_marks;
+	if (v.index && !v.index_bad) {
+		kt->index = v.index;
+		kt->nr_index = nr_index;
+		kt->index_shift = sframe_index_shift(&kt->tbl);
+	}
 	return 0;
 }
 
@@ -293,6 +309,9 @@ static int kt_find_marks(struct ktable *kt, uint64_t pc,
 
 	kt->tbl.marks = marks ? kt->marks : NULL;
 	kt->tbl.nr_marks = marks ? kt->nr_marks : 0;
+	kt->tbl.index = marks ? kt->index : NULL;
+	kt->tbl.nr_index = marks ? kt->nr_index : 0;
+	kt->tbl.index_shift = marks ? kt->index_shift : 0;
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	hostshim_set_atomic(true);
 	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
@@ -306,14 +325,15 @@ int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 	struct res a = { 0 }, b = { 0 };
 
 	a.rc = kt_find_marks(kt, pc, &a.f, true);
-	if (kt->marks) {
-		kt_stats.marked_lookups++;
+	if (kt->marks || kt->index) {
+		kt_stats.marked_lookups += !!kt->marks;
+		kt_stats.indexed_lookups += !!kt->index;
 		b.rc = kt_find_marks(kt, pc, &b.f, false);
 		if (!res_eq(&a, &b)) {
 			kt_stats.mark_mismatches++;
-			fprintf(stderr, "%#llx: with %u marks %s, without %s\n",
+			fprintf(stderr, "%#llx: with %u marks and %u index entries %s, without %s\n",
 				(unsigned long long)pc, kt->nr_marks,
-				res_str(&a), res_str(&b));
+				kt->nr_index, res_str(&a), res_str(&b));
 		}
 	}
 	*f = a.f;
@@ -326,6 +346,8 @@ void kt_free(struct ktable *kt)
 	kt->buf = NULL;
 	free(kt->marks);
 	kt->marks = NULL;
+	free(kt->index);
+	kt->index = NULL;
 }
 
 bool res_eq(const struct res *a, const struct res *b)

@@ -75,12 +75,19 @@ struct ktable {
 	int init_rc;
 	struct sframe_row_mark *marks;	/* left by kt_validate() */
 	unsigned int nr_marks;
+	int32_t *index;			/* function index, likewise */
+	unsigned int nr_index;
+	uint8_t index_shift;
 };
 
-/* kt_find() on tables with marks: each lookup also made without them. */
+/*
+ * kt_find() on tables with marks or a function index: each lookup also
+ * made without them.
+ */
 struct kt_stats {
 	unsigned long marked_lookups;
 	unsigned long mark_mismatches;
+	unsigned long indexed_lookups;
 };
 extern struct kt_stats kt_stats;
 

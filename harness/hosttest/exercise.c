@@ -381,6 +381,7 @@ int exercise(const uint8_t *data, size_t size)
 	unsigned long reads;
 	struct sframe_row_mark *marks = NULL;
 	unsigned int nr_marks = 0;
+	int32_t *index = NULL;
 	uint8_t abi = size > 4 ? data[4] : 3;
 
 	exercise_stats.inputs++;
@@ -414,18 +415,32 @@ int exercise(const uint8_t *data, size_t size)
 		exercise_stats.validate_ok++;
 	check_num_fres(buf, size, vrc, reads);
 
-	/* The marks a valid section gets change no lookup (at the PCs below). */
-	if (!vrc && sframe_max_marks(&tbl)) {
+	/*
+	 * The marks and the function index a valid section gets change no
+	 * lookup (at the PCs below).
+	 */
+	if (!vrc && (sframe_max_marks(&tbl) || sframe_index_size(&tbl))) {
 		struct sframe_validation v = { 0 };
 
 		v.max_marks = sframe_max_marks(&tbl);
-		v.marks = marks = calloc(v.max_marks, sizeof(*marks));
+		if (v.max_marks)
+			v.marks = marks = calloc(v.max_marks, sizeof(*marks));
+		v.index = index = calloc(sframe_index_size(&tbl),
+					 sizeof(*index));
 		hostshim_allow(buf, buf + size);
 		rc = sframe_table_validate_resume(&tbl, &v);
 		if (rc)
 			fail("sframe_table_validate() = %d with marks, 0 without",
 			     rc);
 		nr_marks = v.nr_marks;
+		if (v.index_bad) {
+			free(index);
+			index = NULL;
+		}
+		if (!nr_marks) {
+			free(marks);
+			marks = NULL;
+		}
 	}
 
 	npcs = derive_pcs(buf, size, sec, pcs,
@@ -449,16 +464,21 @@ int exercise(const uint8_t *data, size_t size)
 		if (rcs[i] && rcs[i] != -ENOENT)
 			fail("sframe_find(section%+ld) = %d on a validated section",
 			     (long)(pcs[i] - sec), rcs[i]);
-		if (marks) {
+		if (marks || index) {
 			tbl.marks = marks;
 			tbl.nr_marks = nr_marks;
+			tbl.index = index;
+			tbl.nr_index = index ? sframe_index_size(&tbl) : 0;
+			tbl.index_shift = sframe_index_shift(&tbl);
 			rc2 = find(&tbl, buf, size, pcs[i], &f2);
 			tbl.marks = NULL;
 			tbl.nr_marks = 0;
+			tbl.index = NULL;
+			tbl.nr_index = 0;
 			if (rc2 != rcs[i] || (!rc2 && !frame_eq(&f2, &frames[i])))
-				fail("sframe_find(section%+ld) = %d with %u marks, %d without",
+				fail("sframe_find(section%+ld) = %d with %u marks%s, %d without",
 				     (long)(pcs[i] - sec), rc2, nr_marks,
-				     rcs[i]);
+				     index ? " and an index" : "", rcs[i]);
 		}
 		mrc = model_find(buf, size, sec, tlo, thi, pcs[i], &fm);
 		if (mrc == -E2BIG)
@@ -503,6 +523,7 @@ int exercise(const uint8_t *data, size_t size)
 out:
 	hostshim_allow_none();
 	free(marks);
+	free(index);
 	free(buf);
 	return (int)(exercise_stats.failures - before);
 }

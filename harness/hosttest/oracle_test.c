@@ -870,6 +870,86 @@ static void test_generated_v2(uint64_t seed, unsigned int nsec)
 		   pcs[3], bad[3]);
 }
 
+/*
+ * More functions than the function index has entries: the index holds
+ * every 2nd, 4th, ... function start, and a lookup searches the user
+ * descriptors between two entries. Lookups with the index, without it
+ * (kt_find()) and the model agree at every function boundary.
+ */
+static void test_many_functions(uint64_t seed)
+{
+	static const struct gen_layout layouts[] = {
+		{ .version = 1 },
+		{ .version = 2, .pcrel = true },
+	};
+	unsigned long pcs = 0, bad = 0, indexed = kt_stats.indexed_lookups;
+	uint64_t text = 0x7f0000000000ull, at = text, lo, hi, *pcv;
+	unsigned int l, shifts = 0;
+	struct gen g = { .abi = 3, .fixed_ra = -8 };
+	struct rng r;
+	size_t npc, k;
+	uint32_t i;
+
+	rng_seed(&r, seed ^ 0xa5a5);
+	hostshim_reset_stats();
+	g.num_fdes = 3 * SFRAME_INDEX_MAX + 7;
+	g.fdes = calloc(g.num_fdes, sizeof(*g.fdes));
+	for (i = 0; i < g.num_fdes; i++) {
+		struct gen_fde *fd = &g.fdes[i];
+
+		at += rng_below(&r, 2) ? rng_below(&r, 8) : 0;
+		fd->start = at;
+		fd->size = 2 + rng_below(&r, 30);
+		fd->num_fres = 1 + rng_below(&r, 2);
+		fd->fres[0].info = 1 << 1 | 1;		/* CFA = SP + off */
+		fd->fres[0].off[0] = 8;
+		fd->fres[1].start = 1;
+		fd->fres[1].info = 1 << 1 | 1;
+		fd->fres[1].off[0] = 16 + 8 * rng_below(&r, 8);
+		at += fd->size;
+	}
+	gen_text_range(&g, &lo, &hi);
+	pcv = gen_pcs(&g, &r, &npc);
+	for (l = 0; l < 2; l++) {
+		struct ktable kt;
+		size_t size;
+		uint8_t *b;
+		int ri, rv;
+
+		b = gen_write(&g, &layouts[l], hi + 4096, &size);
+		ri = kt_init(&kt, b, size, hi + 4096, lo, hi, g.abi);
+		rv = ri ? -1 : kt_validate(&kt);
+		if (ri || rv || !kt.index || !kt.index_shift ||
+		    kt.nr_index > SFRAME_INDEX_MAX ||
+		    ((uint64_t)kt.nr_index << kt.index_shift) < g.num_fdes) {
+			diag("  v%d: init %d, validate %d, index of %u entries, shift %u",
+			     layouts[l].version, ri, rv, kt.nr_index,
+			     kt.index_shift);
+			bad++;
+		} else {
+			shifts = kt.index_shift;
+		}
+		for (k = 0; !ri && k < npc; k++) {
+			struct res exp, got;
+
+			gen_model(&g, layouts[l].version, pcv[k], &exp);
+			kt_find_res(&kt, pcv[k], &got);
+			pcs++;
+			if (!res_eq(&exp, &got))
+				report(&bad, "kernel vs model", pcv[k],
+				       "many functions", &exp, &got);
+		}
+		kt_free(&kt);
+		free(b);
+	}
+	free(pcv);
+	free(g.fdes);
+	tap_result(!bad && !hostshim_stats.violations &&
+		   kt_stats.indexed_lookups - indexed == pcs,
+		   "%u functions (v1, v2 PCREL): index of every %u-th function start; kernel == model at %lu PCs, each also without the index (%lu mismatches)",
+		   g.num_fdes, 1u << shifts, pcs, bad);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 20240601;
@@ -916,9 +996,15 @@ int main(int argc, char **argv)
 	diag("generated sections: seed %llu", (unsigned long long)seed);
 	test_encoder(seed, nsec);
 	test_generated_v2(seed, nsec);
-	/* kt_find() made each lookup in a table with row marks twice. */
-	tap_result(kt_stats.marked_lookups && !kt_stats.mark_mismatches,
-		   "row marks: %lu lookups in sections with marks, each as without them (%lu differ)",
-		   kt_stats.marked_lookups, kt_stats.mark_mismatches);
+	test_many_functions(seed);
+	/*
+	 * kt_find() made each lookup in a table with row marks or a
+	 * function index twice.
+	 */
+	tap_result(kt_stats.marked_lookups && kt_stats.indexed_lookups &&
+		   !kt_stats.mark_mismatches,
+		   "row marks and function index: %lu lookups in sections with marks, %lu with an index, each as without them (%lu differ)",
+		   kt_stats.marked_lookups, kt_stats.indexed_lookups,
+		   kt_stats.mark_mismatches);
 	return tap_failures ? 1 : 0;
 }

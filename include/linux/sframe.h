@@ -39,6 +39,12 @@ struct sframe_row_mark {
 	u32	row;
 };
 
+/*
+ * Entries of a function index at most (struct sframe_table): every
+ * function's start, or every 2nd, 4th, ... of a section with more.
+ */
+#define SFRAME_INDEX_MAX			16384
+
 /**
  * struct sframe_table - one user space .sframe section, as registered
  * @sec_start:	user address of the section
@@ -59,9 +65,16 @@ struct sframe_row_mark {
  * @marks:	marks left by the validation, sorted by function and start,
  *		or NULL
  * @nr_marks:	number of @marks
+ * @index:	function index left by the validation, or NULL: the start of
+ *		every 2^@index_shift-th function descriptor, from @sec_start
+ * @nr_index:	number of @index entries
+ * @index_shift: see @index
  *
  * Every value is computed from the section header once; the header itself
  * and everything behind it stays in user memory and is read on demand.
+ * The marks and the index are the kernel's own, made by the validation:
+ * a lookup searches the index in kernel memory and the function
+ * descriptors in user memory only between two of its entries.
  */
 struct sframe_table {
 	unsigned long	sec_start;
@@ -81,6 +94,9 @@ struct sframe_table {
 	s8		fixed_ra_off;
 	const struct sframe_row_mark *marks;
 	u32		nr_marks;
+	const s32	*index;
+	u32		nr_index;
+	u8		index_shift;
 };
 
 /**
@@ -91,6 +107,9 @@ struct sframe_table {
  * @marks:	where to put the marks of long functions, or NULL
  * @nr_marks:	marks put there so far
  * @max_marks:	room at @marks
+ * @index:	where to put the function index, sframe_index_size()
+ *		entries, or NULL
+ * @index_bad:	a function start is too far from the section for @index
  */
 struct sframe_validation {
 	u32		next_fde;
@@ -99,6 +118,8 @@ struct sframe_validation {
 	struct sframe_row_mark *marks;
 	u32		nr_marks;
 	u32		max_marks;
+	s32		*index;
+	bool		index_bad;
 };
 
 /**
@@ -110,6 +131,36 @@ struct sframe_validation {
 static inline u32 sframe_max_marks(const struct sframe_table *tbl)
 {
 	return tbl->num_fres / SFRAME_ROWS_PER_MARK;
+}
+
+/**
+ * sframe_index_shift() - spacing of the function index of a section
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Return: the smallest shift that keeps the index of @tbl within
+ * %SFRAME_INDEX_MAX entries.
+ */
+static inline u8 sframe_index_shift(const struct sframe_table *tbl)
+{
+	u8 shift = 0;
+
+	while ((tbl->num_fdes - 1) >> shift >= SFRAME_INDEX_MAX)
+		shift++;
+	return shift;
+}
+
+/**
+ * sframe_index_size() - entries of the function index of a section
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Return: the number of entries sframe_table_validate_resume() puts in
+ * @v->index for @tbl (0 for a section without function descriptors).
+ */
+static inline u32 sframe_index_size(const struct sframe_table *tbl)
+{
+	if (!tbl->num_fdes)
+		return 0;
+	return ((tbl->num_fdes - 1) >> sframe_index_shift(tbl)) + 1;
 }
 
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,

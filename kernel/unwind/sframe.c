@@ -16,6 +16,7 @@
  */
 
 #include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/sched.h>
 #include <linux/sframe.h>
 #include <linux/string.h>
@@ -146,6 +147,9 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->fixed_ra_off = h->cfa_fixed_ra_offset;
 	tbl->marks = NULL;
 	tbl->nr_marks = 0;
+	tbl->index = NULL;
+	tbl->nr_index = 0;
+	tbl->index_shift = 0;
 	return 0;
 }
 
@@ -188,6 +192,7 @@ sframe_func_start(const struct sframe_table *tbl, unsigned long fde_addr,
 
 struct sframe_window {
 	unsigned long	start;		/* user address of buf[0] */
+	unsigned long	limit;		/* no need to copy from here on */
 	unsigned int	len;		/* bytes copied to buf */
 	bool		may_fault;
 	u8		buf[SFRAME_WINDOW_SIZE];
@@ -196,6 +201,7 @@ struct sframe_window {
 static inline void sframe_window_init(struct sframe_window *w, bool may_fault)
 {
 	w->start = 0;
+	w->limit = ULONG_MAX;
 	w->len = 0;
 	w->may_fault = may_fault;
 }
@@ -219,9 +225,14 @@ static int sframe_window_get(const struct sframe_table *tbl,
 	    len > w->len - (addr - w->start)) {
 		/*
 		 * The validation reads exactly what it checks, so that it
-		 * never touches rows beyond those it has accounted for.
+		 * never touches rows beyond those it has accounted for; a
+		 * lookup reads ahead, up to the end of the rows it may need.
 		 */
 		size = w->may_fault ? len : tbl->fres_end - addr;
+		if (!w->may_fault && w->limit > addr && size > w->limit - addr)
+			size = w->limit - addr;
+		if (size < len)
+			size = len;
 		if (size > SFRAME_WINDOW_SIZE)
 			size = SFRAME_WINDOW_SIZE;
 		ret = sframe_read(tbl, w->buf, addr, size, w->may_fault);
@@ -321,12 +332,49 @@ static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
 }
 
 /*
+ * The descriptors the function index of @tbl leaves to search for @ip:
+ * [*@lo, *@hi), whose first one starts at or below @ip by the index.
+ * Without an index, all of them, none known to start at or below @ip.
+ *
+ * Return: true if the index says the first one starts at or below @ip;
+ * false if there is no index, or no descriptor can.
+ */
+static bool sframe_index_find(const struct sframe_table *tbl,
+			      unsigned long ip, u32 *lo, u32 *hi)
+{
+	long off = ip - tbl->sec_start;
+	u32 l = 0, h = tbl->nr_index;
+
+	*lo = 0;
+	*hi = tbl->num_fdes;
+	if (!tbl->index)
+		return false;
+	while (l < h) {
+		u32 mid = l + (h - l) / 2;
+
+		if (tbl->index[mid] <= off)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	if (!l) {
+		*hi = 0;
+		return false;
+	}
+	*lo = (l - 1) << tbl->index_shift;
+	if (*hi - *lo > 1U << tbl->index_shift)
+		*hi = *lo + (1U << tbl->index_shift);
+	return true;
+}
+
+/*
  * Find the index of the last descriptor whose function starts at or below
  * @ip, and read that descriptor into *@fde. The search reads one start
  * address per probe, and then the descriptor found, all inside one user
  * access window over the descriptor table (whose bounds were checked
  * against the section by sframe_table_init()), so that a probe costs a
- * load rather than a copy_from_user_nofault() of its own.
+ * load rather than a copy_from_user_nofault() of its own. With a function
+ * index, only the descriptors between two of its entries are searched.
  */
 static int sframe_search_fdes(const struct sframe_table *tbl,
 			      unsigned long ip, u32 *idx,
@@ -337,13 +385,16 @@ static int sframe_search_fdes(const struct sframe_table *tbl,
 	unsigned int i;
 	unsigned long size = (unsigned long)tbl->num_fdes * tbl->fde_size;
 	const void __user *fdes = (const void __user *)tbl->fdes_start;
-	u32 lo = 0, hi = tbl->num_fdes;
 	unsigned long func;
-	bool found = false;
+	bool found;
 	s64 start64;
 	s32 start;
+	u32 lo, hi;
 
-	if (!tbl->num_fdes)
+	found = sframe_index_find(tbl, ip, &lo, &hi);
+	if (found)
+		*idx = lo++;
+	else if (!hi)
 		return -ENOENT;
 	/* User memory is not the task's now (switch_mm): nothing is missing. */
 	if (!nmi_uaccess_okay())
@@ -804,6 +855,9 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	i = 0;
 	if (fde.fres_num > SFRAME_ROWS_PER_MARK)
 		sframe_mark_find(tbl, idx, pc_off, &i, &addr);
+	/* The rows left are at most this long: copy no more of them. */
+	w.limit = addr + (unsigned long)(fde.fres_num - i) *
+			 (addr_size + 1 + max_words * sizeof(u32));
 
 	found.size = 0;
 	for (; i < fde.fres_num; i++) {
@@ -955,6 +1009,9 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
  * it is filled with the marks sframe_find() may use once they are in the
  * table (see struct sframe_row_mark), @v->max_marks of them at most:
  * sframe_max_marks() is enough for any section the validation accepts.
+ * If @v->index is set, it is filled with the function index (see struct
+ * sframe_table), of sframe_index_size() entries; @v->index_bad is set if
+ * a function start is too far from the section for it.
  *
  * The validation stops when the task has a fatal signal pending (-EINTR),
  * which it checks at least every SFRAME_VALIDATE_BATCH descriptors or rows,
@@ -973,6 +1030,7 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 {
 	struct sframe_header hdr;
 	struct sframe_table copy;
+	u8 shift = sframe_index_shift(tbl);
 	struct sframe_fde fde;
 	u64 checked;
 	u32 marks;
@@ -1016,6 +1074,13 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 			/* The function is checked again from its first row. */
 			v->nr_marks = marks;
 			return ret;
+		}
+		if (v->index && !(v->next_fde & ((1U << shift) - 1))) {
+			long off = fde.func_start - tbl->sec_start;
+
+			if (off != (s32)off)
+				v->index_bad = true;
+			v->index[v->next_fde >> shift] = off;
 		}
 		v->fres += fde.fres_num;
 		v->prev_start = fde.func_start;

@@ -839,9 +839,10 @@ static void build_marks(struct sf_builder *b, const struct sframe_table *t)
 }
 
 /*
- * The validation marks every SFRAME_ROWS_PER_MARK-th row of a function,
- * and a lookup with the marks finds what one without them finds, reading
- * from the last mark at or below the address on.
+ * The validation marks every SFRAME_ROWS_PER_MARK-th row of a function and
+ * puts every function start in the function index, and a lookup with the
+ * marks and the index finds what one without them finds, reading from the
+ * last mark at or below the address on.
  */
 static void sframe_test_marks(struct kunit *test)
 {
@@ -863,7 +864,15 @@ static void sframe_test_marks(struct kunit *test)
 	v.marks = kunit_kcalloc(test, v.max_marks, sizeof(*v.marks),
 				GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, v.marks);
+	KUNIT_ASSERT_EQ(test, sframe_index_size(&tbl), 2);
+	KUNIT_ASSERT_EQ(test, sframe_index_shift(&tbl), 0);
+	v.index = kunit_kcalloc(test, 2, sizeof(*v.index), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v.index);
 	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
+	KUNIT_ASSERT_FALSE(test, v.index_bad);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, v.index[i],
+				sf_rel(&tbl, tbl.text_start + 0x100 * (i + 1)));
 
 	/* Rows 32, 64 and 96 of f0, row 32 of f1. */
 	KUNIT_ASSERT_EQ(test, v.nr_marks, 4);
@@ -882,9 +891,13 @@ static void sframe_test_marks(struct kunit *test)
 
 		tbl.marks = NULL;
 		tbl.nr_marks = 0;
+		tbl.index = NULL;
+		tbl.nr_index = 0;
 		want = sframe_find(&tbl, ip, &f);
 		tbl.marks = v.marks;
 		tbl.nr_marks = v.nr_marks;
+		tbl.index = v.index;
+		tbl.nr_index = 2;
 		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &g), want,
 				    "ip %#lx", ip);
 		if (want)

@@ -99,17 +99,24 @@ struct sframe_file_key {
 };
 
 /**
- * struct sframe_marks - the row marks of a validated section
+ * struct sframe_marks - the row marks and function index of a validated
+ *			 section
  * @ref:	references: each section that uses them, and the table of
  *		sections validated lately
+ * @index:	the function index, in the same allocation after @m, or NULL
+ * @nr_index:	number of @index entries
+ * @index_shift: as struct sframe_table's
  * @nr:		number of marks
  * @m:		the marks, as struct sframe_table expects them
  *
- * Marks depend on the section's contents only: the sections of one file,
- * in every process and at every address, share them.
+ * Marks and index depend on the section's contents only: the sections of
+ * one file, in every process and at every address, share them.
  */
 struct sframe_marks {
 	refcount_t		ref;
+	s32			*index;
+	u32			nr_index;
+	u8			index_shift;
 	u32			nr;
 	struct sframe_row_mark	m[] __counted_by(nr);
 };
@@ -119,7 +126,8 @@ struct sframe_marks {
  * @tbl:	the decoder's view of the section; its text range spans the
  *		file's executable segments, the tree range the mapped text
  * @valid:	progress of the validation (under SFRAME_SEC_BUSY); its
- *		marks buffer is the section's until the validation ends
+ *		marks and index buffers are the section's until the
+ *		validation ends
  * @marks:	the marks @tbl uses once SFRAME_SEC_CHECKED is set, or NULL
  * @inode:	the file it was read from, to recognize more of its text;
  *		only compared, never dereferenced
@@ -401,6 +409,7 @@ static void sframe_free_rcu(struct rcu_head *head)
 
 	sframe_marks_put(sec->marks);
 	kvfree(sec->valid.marks);
+	kvfree(sec->valid.index);
 	kfree(sec);
 }
 
@@ -411,16 +420,19 @@ static void sframe_put(struct sframe_section *sec)
 }
 
 /*
- * Give the validated section @sec its marks (a reference) and make it
- * usable: lookups that see SFRAME_SEC_CHECKED see the marks too.
+ * Give the validated section @sec its marks and index (a reference) and
+ * make it usable: lookups that see SFRAME_SEC_CHECKED see them too.
  */
 static void sframe_publish(struct sframe_section *sec,
 			   struct sframe_marks *marks)
 {
 	sec->marks = marks;
 	if (marks) {
-		sec->tbl.marks = marks->m;
+		sec->tbl.marks = marks->nr ? marks->m : NULL;
 		sec->tbl.nr_marks = marks->nr;
+		sec->tbl.index = marks->index;
+		sec->tbl.nr_index = marks->nr_index;
+		sec->tbl.index_shift = marks->index_shift;
 	}
 	/* Pairs with test_bit_acquire() in sframe_lookup(). */
 	smp_mb__before_atomic();
@@ -428,42 +440,70 @@ static void sframe_publish(struct sframe_section *sec,
 }
 
 /*
- * Room for the marks the validation of @sec leaves, before it starts; and
- * once it is done, the marks it left, in a struct sframe_marks of their
- * own size (NULL if there are none).
+ * Room for the marks and the index the validation of @sec leaves, before
+ * it starts; and once it is done, what it left, in a struct sframe_marks
+ * of its own size (NULL if there is nothing).
  */
 static int sframe_marks_alloc(struct sframe_section *sec)
 {
 	u32 max = sframe_max_marks(&sec->tbl);
+	u32 nr_index = sframe_index_size(&sec->tbl);
 
-	if (!max || sec->valid.marks)
-		return 0;
-	sec->valid.marks = kvmalloc_array(max, sizeof(*sec->valid.marks),
-					  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!sec->valid.marks)
-		return -ENOMEM;
-	sec->valid.max_marks = max;
+	if (max && !sec->valid.marks) {
+		sec->valid.marks = kvmalloc_array(max, sizeof(*sec->valid.marks),
+						  GFP_KERNEL_ACCOUNT |
+						  __GFP_NOWARN);
+		if (!sec->valid.marks)
+			return -ENOMEM;
+		sec->valid.max_marks = max;
+	}
+	/* The validation goes on where it stopped: the index must be there. */
+	if (nr_index && !sec->valid.index && !sec->valid.next_fde) {
+		sec->valid.index = kvmalloc_array(nr_index,
+						  sizeof(*sec->valid.index),
+						  GFP_KERNEL_ACCOUNT |
+						  __GFP_NOWARN);
+		if (!sec->valid.index)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 static int sframe_marks_take(struct sframe_section *sec,
 			     struct sframe_marks **marksp)
 {
+	struct sframe_validation *v = &sec->valid;
 	struct sframe_marks *marks = NULL;
-	u32 nr = sec->valid.nr_marks;
+	u32 nr_index = 0, nr = v->nr_marks;
 
-	if (nr) {
-		marks = kvmalloc(struct_size(marks, m, nr), GFP_KERNEL_ACCOUNT);
+	if (v->index && !v->index_bad)
+		nr_index = sframe_index_size(&sec->tbl);
+	if (nr || nr_index) {
+		marks = kvmalloc(size_add(struct_size(marks, m, nr),
+					  array_size(nr_index,
+						     sizeof(*marks->index))),
+				 GFP_KERNEL_ACCOUNT);
 		if (!marks)
 			return -ENOMEM;
 		refcount_set(&marks->ref, 1);
 		marks->nr = nr;
-		memcpy(marks->m, sec->valid.marks, nr * sizeof(*marks->m));
+		memcpy(marks->m, v->marks, nr * sizeof(*marks->m));
+		marks->index = NULL;
+		marks->nr_index = nr_index;
+		marks->index_shift = sframe_index_shift(&sec->tbl);
+		if (nr_index) {
+			marks->index = (s32 *)&marks->m[nr];
+			memcpy(marks->index, v->index,
+			       nr_index * sizeof(*marks->index));
+		}
 	}
-	kvfree(sec->valid.marks);
-	sec->valid.marks = NULL;
-	sec->valid.nr_marks = 0;
-	sec->valid.max_marks = 0;
+	kvfree(v->marks);
+	kvfree(v->index);
+	v->marks = NULL;
+	v->nr_marks = 0;
+	v->max_marks = 0;
+	v->index = NULL;
+	v->index_bad = false;
 	*marksp = marks;
 	return 0;
 }
@@ -1355,6 +1395,8 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 			copy->marks = NULL;
 			copy->tbl.marks = NULL;
 			copy->tbl.nr_marks = 0;
+			copy->tbl.index = NULL;
+			copy->tbl.nr_index = 0;
 			if (checked)
 				sframe_publish(copy,
 					       sframe_marks_get(sec->marks));

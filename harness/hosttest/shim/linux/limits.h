@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim for <linux/limits.h>: the C library's limits. */
+#ifndef _HOSTSHIM_LINUX_LIMITS_H
+#define _HOSTSHIM_LINUX_LIMITS_H
+
+#include <limits.h>
+
+#endif /* _HOSTSHIM_LINUX_LIMITS_H */

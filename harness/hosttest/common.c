@@ -513,13 +513,21 @@ void gen_model(const struct gen *g, int version, uint64_t pc, struct res *r)
 {
 	const struct gen_fde *fd = NULL;
 	const struct gen_fre *fr = NULL;
-	uint32_t i, n, idx = 1;
+	uint32_t i, n, idx = 1, lo = 0, hi = g->num_fdes;
 	uint64_t pc_off;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < g->num_fdes; i++)
-		if ((int64_t)pc >= g->fdes[i].start)
-			fd = &g->fdes[i];
+	/* The last function starting at or below @pc (starts increase). */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((int64_t)pc >= g->fdes[mid].start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		fd = &g->fdes[lo - 1];
 	if (!fd || pc - fd->start >= fd->size) {
 		r->rc = -ENOENT;
 		return;

@@ -32,6 +32,50 @@
 /* Descriptors or rows validated between checks for a fatal signal. */
 #define SFRAME_VALIDATE_BATCH		1024
 
+/*
+ * Copy @len bytes at user address @src to @dst without faulting, in words:
+ * a lookup copies a few dozen bytes at a time, for which the loads cost
+ * less than a copy_from_user_nofault(). The last word may overlap the one
+ * before it; only a copy shorter than a word is made of bytes. The caller
+ * has checked nmi_uaccess_okay() for its lookup.
+ */
+static int sframe_copy_nofault(void *dst, unsigned long src, size_t len)
+{
+	const u8 __user *p = (const u8 __user *)src;
+	u8 *d = dst;
+	size_t i;
+	u64 word;
+
+	pagefault_disable();
+	if (!user_read_access_begin(p, len))
+		goto fault;
+	if (len < sizeof(word)) {
+		for (i = 0; i < len; i++)
+			unsafe_get_user(d[i], p + i, fault_end);
+	} else {
+		for (i = 0; i < len; i += sizeof(word)) {
+			if (i + sizeof(word) > len)
+				i = len - sizeof(word);
+			unsafe_get_user(word, (const u64 __user *)(p + i),
+					fault_end);
+			memcpy(d + i, &word, sizeof(word));
+		}
+	}
+	user_read_access_end();
+	pagefault_enable();
+	return 0;
+
+fault_end:
+	user_read_access_end();
+fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
+/*
+ * Copy @len bytes of the section at @addr to @dst. Without @may_fault, only
+ * in a lookup, after its nmi_uaccess_okay() check.
+ */
 static int sframe_read(const struct sframe_table *tbl, void *dst,
 		       unsigned long addr, size_t len, bool may_fault)
 {
@@ -43,8 +87,7 @@ static int sframe_read(const struct sframe_table *tbl, void *dst,
 		return copy_from_user(dst, (const void __user *)addr, len) ?
 		       -EFAULT : 0;
 
-	return copy_from_user_nofault(dst, (const void __user *)addr, len) ?
-	       -EFAULT : 0;
+	return sframe_copy_nofault(dst, addr, len);
 }
 
 /**

@@ -183,12 +183,28 @@ struct sframe_cache_entry {
 };
 
 /*
+ * The section the last lookup on a CPU found, and the range of the tree it
+ * is registered for: valid in one generation of one mm, like the entries.
+ * It holds no reference. Every change of the tree moves the mm to a new
+ * generation before a section it removed can be put (sframe_mm_new_gen()),
+ * so a lookup that reads the old generation runs before the RCU grace
+ * period of that put ends, and the section is not freed under it.
+ */
+struct sframe_cache_sec {
+	u64			key;
+	unsigned long		first;
+	unsigned long		last;
+	struct sframe_section	*sec;
+};
+
+/*
  * Sets of SFRAME_CACHE_WAYS entries: a new entry goes to way 0 and moves the
  * entry there to the next way, so a set keeps the last ones stored.
  */
 struct sframe_cache {
 	struct sframe_cache_entry
 			set[1 << SFRAME_CACHE_SET_BITS][SFRAME_CACHE_WAYS];
+	struct sframe_cache_sec	sec;
 	unsigned int	busy;
 	unsigned long	hits;
 	unsigned long	misses;
@@ -199,6 +215,10 @@ static struct sframe_cache __percpu *sframe_cache __read_mostly;
 /* Generations start at 1: a zeroed cache entry matches no mm. */
 static atomic64_t sframe_gen_seq = ATOMIC64_INIT(0);
 
+/*
+ * Called after every change of @mm's tree, before a section the change
+ * removed is put: see struct sframe_cache_sec.
+ */
 static void sframe_mm_new_gen(struct mm_struct *mm)
 {
 	/*
@@ -638,15 +658,31 @@ static void sframe_request_work(struct sframe_section *sec)
 	sframe_queue_work();
 }
 
-/* Look up @ip in the current task's registered sections. */
-static int sframe_lookup(struct mm_struct *mm, unsigned long ip,
+/*
+ * Look up @ip in the current task's registered sections, of generation
+ * @key. @hint, if not NULL, is the CPU's last section found (under its
+ * busy count): used if it is there, updated if not.
+ */
+static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
+			 struct sframe_cache_sec *hint,
 			 struct unwind_user_frame *frame)
 {
+	MA_STATE(mas, &mm->sframe_mt, ip, ip);
 	struct sframe_section *sec;
 	int ret = -ENOENT;
 
 	rcu_read_lock();
-	sec = mtree_load(&mm->sframe_mt, ip);
+	if (hint && hint->key == key && ip >= hint->first && ip <= hint->last) {
+		sec = hint->sec;
+	} else {
+		sec = mas_walk(&mas);
+		if (sec && hint) {
+			hint->key = key;
+			hint->first = mas.index;
+			hint->last = mas.last;
+			hint->sec = sec;
+		}
+	}
 	if (!sec) {
 		/* Text of this mm was not looked at yet: it may have SFrame. */
 		if (test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags)) {
@@ -735,6 +771,7 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 {
 	struct sframe_cache __percpu *cache = sframe_cache;
 	struct sframe_cache_entry *set = NULL;
+	struct sframe_cache_sec *hint = NULL;
 	struct mm_struct *mm = current->mm;
 	unsigned int i;
 	u64 key;
@@ -761,11 +798,12 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 			}
 		}
 		this_cpu_inc(cache->misses);
+		hint = this_cpu_ptr(&cache->sec);
 	}
 
 	if (hit)
 		*hit = false;
-	ret = sframe_lookup(mm, ip, frame);
+	ret = sframe_lookup(mm, ip, key, hint, frame);
 	/* The rare rules of SFrame v3 flexible rows are not cached. */
 	if (set && (ret == -ENOENT || (!ret && !frame->flags))) {
 		for (i = SFRAME_CACHE_WAYS - 1; i > 0; i--)
@@ -1090,12 +1128,12 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 	}
 	if (reg == sec)
 		mm->sframe_nr++;
+	sframe_mm_new_gen(mm);
 	/* The text between two registrations of one section joined them. */
 	if (left && right && right != left) {
 		mm->sframe_nr--;
 		sframe_put(right);
 	}
-	sframe_mm_new_gen(mm);
 unlock:
 	mtree_unlock(&mm->sframe_mt);
 	return reg;
@@ -1290,7 +1328,6 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 {
 	MA_STATE(mas, &mm->sframe_mt, start, start);
 	struct sframe_section *sec;
-	bool removed = false;
 
 	if (start >= end || mtree_empty(&mm->sframe_mt))
 		return;
@@ -1305,14 +1342,12 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		 */
 		mas_store_gfp(&mas, NULL, GFP_KERNEL | __GFP_NOFAIL);
 		mm->sframe_nr--;
+		sframe_mm_new_gen(mm);
 		sframe_put(sec);
-		removed = true;
 		if (last >= end - 1)
 			break;
 		mas_set(&mas, last + 1);
 	}
-	if (removed)
-		sframe_mm_new_gen(mm);
 	mtree_unlock(&mm->sframe_mt);
 }
 

@@ -46,6 +46,8 @@ MUTANTS=(
 "no-on-demand-discovery@kernel/unwind/sframe_mm.c@'\t\t\tsframe_discover(curr->mm);'@'\t\t\t;'@unwind_discovery"
 "no-shared-validation@kernel/unwind/sframe_mm.c@'if (sframe_valid_known(&sec->key)) {'@'if (0) {'@unwind_discovery"
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
+"hint-no-gen@kernel/unwind/sframe_mm.c@'if (hint && hint->key == key && ip >= hint->first'@'if (hint && ip >= hint->first'@unwind_dlopen unwind_registry"
+"hint-no-range@kernel/unwind/sframe_mm.c@'ip >= hint->first && ip <= hint->last) {'@'1) {'@unwind_basic unwind_dlopen"
 )
 
 if [ ! -e "$WT/.git" ]; then

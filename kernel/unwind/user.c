@@ -23,27 +23,36 @@ static const struct unwind_user_frame fp_frame = ARCH_INIT_USER_FP_FRAME;
 static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
 
 /*
- * Read the word at user address @addr without faulting. A walk reads one
- * or two words per frame: a single load in a user access window costs a
- * fraction of a copy_from_user_nofault(), which copies any length.
+ * Read the word at user address @a into *@va and, if @vb is not NULL, the
+ * word at @b into *@vb, without faulting: in one user access window with
+ * page faults disabled. A walk reads one or two words per frame, which
+ * costs a fraction of a copy_from_user_nofault() per word.
  */
-static int unwind_user_read(unsigned long addr, unsigned long *val)
+static int unwind_user_read_words(unsigned long a, unsigned long *va,
+				  unsigned long b, unsigned long *vb)
 {
-	const unsigned long __user *p = (const unsigned long __user *)addr;
 	int ret = -EFAULT;
 
-	if (!nmi_uaccess_okay())
+	if (!nmi_uaccess_okay() ||
+	    (vb && !access_ok((const void __user *)b, sizeof(*vb))))
 		return -EFAULT;
 	pagefault_disable();
-	if (!user_read_access_begin(p, sizeof(*p)))
+	if (!user_read_access_begin((const void __user *)a, sizeof(*va)))
 		goto out;
-	unsafe_get_user(*val, p, out_end);
+	unsafe_get_user(*va, (const unsigned long __user *)a, out_end);
+	if (vb)
+		unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);
 	ret = 0;
 out_end:
 	user_read_access_end();
 out:
 	pagefault_enable();
 	return ret;
+}
+
+static int unwind_user_read(unsigned long addr, unsigned long *val)
+{
+	return unwind_user_read_words(addr, val, 0, NULL);
 }
 
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
@@ -481,8 +490,8 @@ static bool unwind_user_fp_caller(struct unwind_user_state *state,
 	unsigned long cfa = state->fp + fp_frame.cfa_off, next_ra;
 
 	if (state->fp < state->sp || cfa <= state->sp ||
-	    unwind_user_read(cfa + fp_frame.ra_off, ra) ||
-	    unwind_user_read(cfa + fp_frame.fp_off, fp))
+	    unwind_user_read_words(cfa + fp_frame.ra_off, ra,
+				   cfa + fp_frame.fp_off, fp))
 		return false;
 	if (fp_frame.ra_signed)
 		*ra = arch_unwind_user_strip_ra(*ra);
@@ -744,6 +753,18 @@ static int unwind_user_apply(struct unwind_user_state *state,
 	    (cfa == state->sp && ((!first && !state->signal) ||
 				  (frame->ra_saved && !ra_reg))))
 		return -EINVAL;
+
+	/* The usual frame: both words saved at offsets from the CFA. */
+	if (frame->ra_saved && !frame->flags) {
+		if (unwind_user_read_words(cfa + frame->ra_off, ra,
+					   cfa + frame->fp_off,
+					   frame->fp_saved ? fp : NULL))
+			return -EFAULT;
+		if (frame->ra_signed)
+			*ra = arch_unwind_user_strip_ra(*ra);
+		*cfap = cfa;
+		return 0;
+	}
 
 	if (frame->ra_saved || ra_reg) {
 		if (unwind_user_value(state, first, ra_reg, frame->ra_reg,

@@ -51,6 +51,7 @@ MUTANTS=(
 "no-on-demand-discovery@kernel/unwind/sframe_mm.c@'\t\t\tsframe_discover(curr->mm);'@'\t\t\t;'@unwind_discovery"
 "no-shared-validation@kernel/unwind/sframe_mm.c@'if (sframe_valid_known(&sec->key)) {'@'if (0) {'@unwind_discovery"
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
+"read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
 "hint-no-gen@kernel/unwind/sframe_mm.c@'if (hint && hint->key == key && ip >= hint->first'@'if (hint && ip >= hint->first'@unwind_dlopen unwind_registry"
 "hint-no-range@kernel/unwind/sframe_mm.c@'ip >= hint->first && ip <= hint->last) {'@'1) {'@unwind_basic unwind_dlopen"
 )

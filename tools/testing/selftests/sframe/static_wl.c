@@ -4,8 +4,32 @@
  * its own _start with CFI so that --gsframe covers it too.  The expected
  * chain is c <- b <- a <- main <- _start.  It spins until killed (SIGUSR1
  * is not handled, its default action ends the process).
+ *
+ * Built with -DWL_SLIDE=<n> (static_wl_s2k, static_wl_s4k), c() runs through
+ * n jumps to the next instruction on each turn of its loop, so that its
+ * samples fall on that many addresses (each jump ends a block, which is
+ * where an emulator such as QEMU's TCG takes interrupts): two images of
+ * different sizes loaded at the same address, for unwind_static's second
+ * test.
  */
 #include "workload.h"
+
+#ifdef WL_SLIDE
+#define WL_STR_(x)	#x
+#define WL_STR(x)	WL_STR_(x)
+#if defined(__x86_64__)
+#define WL_JUMP		"jmp 1f"
+#else
+#define WL_JUMP		"b 1f"
+#endif
+#endif
+
+static inline void wl_slide(void)
+{
+#ifdef WL_SLIDE
+	asm volatile(".rept " WL_STR(WL_SLIDE) "\n\t" WL_JUMP "\n1:\n\t.endr");
+#endif
+}
 
 /*
  * _start: call main directly with the ABI stack alignment, then exit_group.
@@ -51,7 +75,10 @@ noinline __noclone void c(void)
 {
 	char frame[24];
 
-	wl_spin(&workload_stop, frame);
+	while (!workload_stop) {
+		wl_slide();
+		wl_use(frame);
+	}
 }
 
 noinline __noclone void b(void)

@@ -5,6 +5,8 @@
  * must be complete up to and including _start.
  */
 #include <limits.h>
+#include <sched.h>
+#include <sys/prctl.h>
 
 #include "kselftest_harness.h"
 #include "sampler.h"
@@ -23,4 +25,86 @@ TEST(sframe_static)
 	ASSERT_TRUE(wl_chain_test("static", argv, expect, ARRAY_SIZE(expect)));
 }
 
-TEST_HARNESS_MAIN
+/*
+ * Two processes on one CPU, each running a different image at the same
+ * addresses: static_wl_s2k, and static_wl_s4k whose text covers all of the
+ * other's.  Their leaves spin over thousands of addresses, more than the
+ * per-CPU lookup cache holds, so that lookups keep missing it.  What the
+ * kernel remembers per CPU about one process's sections (cached rows, the
+ * last section found) must never answer a lookup of the other: the chains
+ * of both must be complete.
+ */
+TEST(sframe_static_pair)
+{
+	struct phase_goal g[2] = {
+		{ .f = SAMPLE_FILTER_ANY, .leaf = expect[0] },
+		{ .f = SAMPLE_FILTER_ANY, .leaf = expect[0] },
+	};
+	struct sampler_opts o;
+	struct chain_stats st;
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, "pair", NULL };
+	struct wl_run w;
+	bool ok1, ok2;
+
+	sampler_get_opts(&o);
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	diag_env(exe);
+
+	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	g[0].f.pid = w.pid;		/* static_wl_s2k */
+	g[1].f.not_pid = w.pid;		/* static_wl_s4k, its child */
+	EXPECT_EQ(0, wl_phase_until(&w, &o, g, ARRAY_SIZE(g)));
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+
+	ok1 = chain_report("static_wl_s2k", &w.s, &g[0].f, expect,
+			   ARRAY_SIZE(expect), &o, &st);
+	ok2 = chain_report("static_wl_s4k", &w.s, &g[1].f, expect,
+			   ARRAY_SIZE(expect), &o, &st);
+	wl_cleanup(&w);
+	EXPECT_TRUE(ok1);
+	ASSERT_TRUE(ok2);
+}
+
+/*
+ * The workload of sframe_static_pair: stay on this CPU, fork, run
+ * static_wl_s4k in the child and static_wl_s2k here.  SIGUSR1 goes to the
+ * whole process group and ends both.
+ */
+static int run_pair(void)
+{
+	char s2k[PATH_MAX], s4k[PATH_MAX];
+	char *const s2k_argv[] = { s2k, NULL };
+	char *const s4k_argv[] = { s4k, NULL };
+	cpu_set_t set;
+	int cpu;
+	pid_t pid;
+
+	cpu = sched_getcpu();
+	if (cpu < 0)
+		return 1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) ||
+	    self_dir_file(s2k, sizeof(s2k), "static_wl_s2k") ||
+	    self_dir_file(s4k, sizeof(s4k), "static_wl_s4k"))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(s4k, s4k_argv);
+		_exit(1);
+	}
+	execv(s2k, s2k_argv);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (!wl_mode(argc, argv))
+		return test_harness_run(argc, argv);
+	return run_pair();
+}

@@ -190,7 +190,7 @@ void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 		     bool *hit);
-bool sframe_registered_user(void);
+bool sframe_possible_user(void);
 bool sframe_text_user(unsigned long ip);
 int sframe_func_start_user(unsigned long ip, unsigned long *start);
 void sframe_collector_get(void);
@@ -220,7 +220,7 @@ static inline int sframe_find_user(unsigned long ip,
 	return -ENOENT;
 }
 
-static inline bool sframe_registered_user(void)
+static inline bool sframe_possible_user(void)
 {
 	return false;
 }

@@ -27,6 +27,7 @@ struct return_instance;
  * @at_func_entry: the innermost frame is known to be at a function's first
  *		instruction (a uprobe there), so its return address is at the
  *		stack pointer even without unwinding information
+ * @sframe:	SFrame data is in play for the task (decided at the start)
  * @done:	the walk is over
  */
 struct unwind_user_state {
@@ -42,6 +43,7 @@ struct unwind_user_state {
 	unsigned long		lr;
 	bool			signal;
 	bool			at_func_entry;
+	bool			sframe;
 	bool			done;
 };
 

@@ -818,16 +818,18 @@ out:
 }
 
 /**
- * sframe_registered_user() - has the current task any SFrame section?
+ * sframe_possible_user() - may a lookup for the current task find SFrame?
  *
  * Context: any context, including NMI.
- * Return: true if at least one section is registered for the task's mm.
+ * Return: true if at least one section is registered for the task's mm,
+ * or if its text was not looked at yet (a lookup has it looked at).
  */
-bool sframe_registered_user(void)
+bool sframe_possible_user(void)
 {
 	struct mm_struct *mm = current->mm;
 
-	return mm && !mtree_empty(&mm->sframe_mt);
+	return mm && (!mtree_empty(&mm->sframe_mt) ||
+		      test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags));
 }
 
 /**

@@ -144,7 +144,7 @@ static int unwind_user_func_start(struct unwind_user_state *state,
 static int unwind_user_sframe(struct unwind_user_state *state,
 			      unsigned long ip, struct unwind_user_frame *frame)
 {
-	if (!sframe_enabled())
+	if (!state->sframe)
 		return -ENOENT;
 	return unwind_user_find(state, ip, frame);
 }
@@ -185,10 +185,14 @@ static int unwind_user_sframe(struct unwind_user_state *state,
 /* Bytes above a saved return address searched for the caller's CFA. */
 #define UNWIND_USER_SP_SEARCH		(64 * sizeof(long))
 
-/* Is the task's SFrame data in use (sysctl, and sections registered)? */
+/*
+ * Is SFrame data in play for the task: the sysctl on, and sections
+ * registered or the task's text not looked at yet? Asked once per walk:
+ * a task without any keeps its frame pointer walk, with no lookups.
+ */
 static bool unwind_user_sframe_task(void)
 {
-	return sframe_enabled() && sframe_registered_user();
+	return sframe_enabled() && sframe_possible_user();
 }
 
 /*
@@ -196,10 +200,9 @@ static bool unwind_user_sframe_task(void)
  * kernel.unwind_user_recover and SFrame unwinding itself are enabled, and
  * for a task with SFrame data: others keep their frame pointer walk.
  */
-static bool unwind_user_recover_enabled(void)
+static bool unwind_user_recover_enabled(struct unwind_user_state *state)
 {
-	return READ_ONCE(sysctl_unwind_user_recover) &&
-	       unwind_user_sframe_task();
+	return state->sframe && READ_ONCE(sysctl_unwind_user_recover);
 }
 
 /*
@@ -630,7 +633,8 @@ static inline int unwind_user_sframe(struct unwind_user_state *state,
 	return -ENOENT;
 }
 
-static inline bool unwind_user_recover_enabled(void)
+static inline bool
+unwind_user_recover_enabled(struct unwind_user_state *state)
 {
 	return false;
 }
@@ -850,7 +854,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	 * SFrame data, or data that says it is one (version 3). Tasks
 	 * without SFrame data keep their frame pointer walk as it was.
 	 */
-	if (!first && ((ret == -ENOENT && unwind_user_sframe_task()) ||
+	if (!first && ((ret == -ENOENT && state->sframe) ||
 		       (!ret && frame.signal))) {
 		if (unwind_user_signal(state))
 			return 0;
@@ -872,7 +876,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	} else if (first && state->at_func_entry) {
 		frame = entry_frame;
 		type = UNWIND_USER_TYPE_ENTRY;
-	} else if (unwind_user_recover_enabled()) {
+	} else if (unwind_user_recover_enabled(state)) {
 		if (unwind_user_recover(state))
 			return 0;
 		goto done;
@@ -930,5 +934,6 @@ int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 	state->ip = instruction_pointer(regs);
 	state->sp = user_stack_pointer(regs);
 	state->fp = frame_pointer(regs);
+	state->sframe = unwind_user_sframe_task();
 	return 0;
 }

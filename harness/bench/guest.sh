@@ -32,16 +32,19 @@ PERF_PERIOD=${BENCH_PERF_PERIOD:-100000}
 COLD_RUNS=${BENCH_COLD_RUNS:-10}
 
 log() { echo "$*" >>"$res"; }
-# The lookup cache's counters (debugfs sframe_stats): "HITS MISSES".
+# The lookup counters (debugfs sframe_stats): "HITS MISSES ROWS" (per-CPU
+# cache hits and misses, answers of a row table before the cache).
 STATS=/sys/kernel/debug/sframe_stats
 [ -r "$STATS" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 cache_counts() {
 	awk '$1 == "cache_hits" { h = $2 } $1 == "cache_misses" { m = $2 }
-	     END { print (h == "" ? "-" : h), (m == "" ? "-" : m) }' "$STATS" 2>/dev/null ||
-		echo "- -"
+	     $1 == "row_table_hits" { r = $2 }
+	     END { print (h == "" ? "-" : h), (m == "" ? "-" : m), (r == "" ? 0 : r) }' "$STATS" 2>/dev/null ||
+		echo "- - 0"
 }
 # run CMD...: its output to the results; for a ubench run (-t LABEL) also
-# the cache counters before and after ("cache label=... hits=... misses=...").
+# the lookup counters before and after ("cache label=... hits=... misses=...
+# rows=...").
 run() {
 	local before after label= prev=
 	before=$(cache_counts)
@@ -53,8 +56,8 @@ run() {
 	done
 	[ -z "$label" ] && return
 	set -- $before $after
-	[ "$1" = - ] || [ "$3" = - ] ||
-		log "cache label=$label hits=$(($3 - $1)) misses=$(($4 - $2))"
+	[ "$1" = - ] || [ "$4" = - ] ||
+		log "cache label=$label hits=$(($4 - $1)) misses=$(($5 - $2)) rows=$(($6 - $3))"
 }
 mark() { log "part $1 uptime=$(cut -d' ' -f1 /proc/uptime)"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -6,9 +6,9 @@
  *   hostbench [-n lookups] [-r reps] ELF...
  *
  * For each ELF file's .sframe, validated as the kernel does (with the row
- * marks and the function index it leaves): sframe_find() time per lookup
- * for random IPs (a pool of 4096 addresses in the text that have an FDE,
- * visited in random order) and for one repeated IP. Prints
+ * table, the row marks and the function index it leaves): sframe_find()
+ * time per lookup for random IPs (a pool of 4096 addresses in the text that
+ * have an FDE, visited in random order) and for one repeated IP. Prints
  *   host file=NAME fdes=N random_ns=X repeated_ns=Y
  * (medians over the reps). Exit status 2 on bad input.
  */
@@ -89,17 +89,16 @@ int main(int argc, char **argv)
 			rc = 2;
 			continue;
 		}
-		/* Validated, with the marks and the index the kernel uses. */
+		/*
+		 * Validated, with the row table, the marks and the index the
+		 * kernel uses.
+		 */
 		if (kt_validate(&kt)) {
 			fprintf(stderr, "%s: sframe_table_validate failed\n", argv[a]);
 			rc = 2;
 			goto next;
 		}
-		kt.tbl.marks = kt.marks;
-		kt.tbl.nr_marks = kt.nr_marks;
-		kt.tbl.index = kt.index;
-		kt.tbl.nr_index = kt.nr_index;
-		kt.tbl.index_shift = kt.index_shift;
+		kt_attach(&kt, true, true);
 		hostshim_allow(kt.buf, kt.buf + kt.size);
 		hostshim_set_atomic(true);
 		rng_seed(&rng, 42);

@@ -407,25 +407,31 @@ def main():
             if x.startswith("cache "):
                 c = kv(x)
                 h, m = int(c["hits"]), int(c["misses"])
-                t = caches.setdefault((kind, c["label"]), [0, 0])
+                r = int(c.get("rows", "0"))
+                t = caches.setdefault((kind, c["label"]), [0, 0, 0])
                 t[0] += h
                 t[1] += m
+                t[2] += r
     if caches:
-        p("## 5. Lookup cache hit rates, measured")
+        p("## 5. Lookup hit rates, measured")
         p("")
-        p("The per-CPU lookup cache's counters (debugfs `sframe_stats`: "
+        p("The lookup counters (debugfs `sframe_stats`: `row_table_hits`, "
           "`cache_hits`, `cache_misses`) read before and after each ubench run "
           "of the cost and scaling parts, summed over the run's points and "
           "repetitions (its checks and untimed loops included). Every lookup "
           "of an IP in a task with SFrame data counts, also for frames that "
-          "end up unwound by frame pointers.")
+          "end up unwound by frame pointers. A lookup in the section the CPU "
+          "found last is answered by its row table, if it has one, before "
+          "the per-CPU cache is asked; the others are cache hits or misses "
+          "(a miss searches the task's sections).")
         p("")
-        p("| boot | run | lookups | hits | hit rate |")
-        p("|---|---|---|---|---|")
-        for (kind, label), (h, m) in sorted(caches.items()):
-            if h + m == 0:
+        p("| boot | run | lookups | row table | cache hits | cache misses | answered without a section search |")
+        p("|---|---|---|---|---|---|---|")
+        for (kind, label), (h, m, r) in sorted(caches.items()):
+            if h + m + r == 0:
                 continue
-            p(f"| {kind} | {label} | {h + m:,} | {h:,} | {h * 100 / (h + m):.1f}% |")
+            p(f"| {kind} | {label} | {h + m + r:,} | {r:,} | {h:,} | {m:,} | "
+              f"{(h + r) * 100 / (h + m + r):.1f}% |")
         p("")
 
     # ---- 6. host micro-benchmark -----------------------------------------

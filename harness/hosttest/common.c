@@ -268,6 +268,7 @@ int kt_validate(struct ktable *kt)
 {
 	struct sframe_validation v = { 0 };
 	unsigned int nr_index = sframe_index_size(&kt->tbl);
+	unsigned int max_rows = sframe_max_rows(&kt->tbl);
 	int ret;
 
 	v.max_marks = sframe_max_marks(&kt->tbl);
@@ -275,6 +276,8 @@ int kt_validate(struct ktable *kt)
 		v.marks = calloc(v.max_marks, sizeof(*v.marks));
 	if (nr_index)
 		v.index = calloc(nr_index, sizeof(*v.index));
+	if (max_rows)
+		v.rows = calloc(max_rows, sizeof(*v.rows));
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	ret = sframe_table_validate_resume(&kt->tbl, &v);
 	hostshim_allow_none();
@@ -284,6 +287,16 @@ int kt_validate(struct ktable *kt)
 	kt->nr_marks = 0;
 	kt->index = NULL;
 	kt->nr_index = 0;
+	free(kt->rows);
+	free(kt->blocks);
+	kt->rows = NULL;
+	kt->nr_rows = 0;
+	kt->blocks = NULL;
+	kt->nr_blocks = 0;
+	if (ret || v.rows_bad || !v.nr_rows) {
+		free(v.rows);
+		v.rows = NULL;
+	}
 	if (ret || !v.nr_marks)
 		free(v.marks);
 	if (ret || v.index_bad)
@@ -299,19 +312,40 @@ int kt_validate(struct ktable *kt)
 		kt->nr_index = nr_index;
 		kt->index_shift = sframe_index_shift(&kt->tbl);
 	}
+	if (v.rows) {
+		kt->rows = v.rows;
+		kt->nr_rows = v.nr_rows;
+		kt->nr_blocks = sframe_row_blocks(v.rows, v.nr_rows,
+						  &kt->block_shift);
+		kt->blocks = calloc(kt->nr_blocks, sizeof(*kt->blocks));
+		if (!kt->blocks)
+			return -ENOMEM;
+		sframe_row_index(kt->rows, kt->nr_rows, kt->blocks,
+				 kt->nr_blocks, kt->block_shift);
+	}
 	return 0;
 }
 
-static int kt_find_marks(struct ktable *kt, uint64_t pc,
-			 struct unwind_user_frame *f, bool marks)
+void kt_attach(struct ktable *kt, bool marks, bool rows)
 {
-	int ret;
-
+	kt->tbl.rows = rows ? kt->rows : NULL;
+	kt->tbl.nr_rows = rows ? kt->nr_rows : 0;
+	kt->tbl.blocks = rows ? kt->blocks : NULL;
+	kt->tbl.nr_blocks = rows ? kt->nr_blocks : 0;
+	kt->tbl.block_shift = rows ? kt->block_shift : 0;
 	kt->tbl.marks = marks ? kt->marks : NULL;
 	kt->tbl.nr_marks = marks ? kt->nr_marks : 0;
 	kt->tbl.index = marks ? kt->index : NULL;
 	kt->tbl.nr_index = marks ? kt->nr_index : 0;
 	kt->tbl.index_shift = marks ? kt->index_shift : 0;
+}
+
+static int kt_find_marks(struct ktable *kt, uint64_t pc,
+			 struct unwind_user_frame *f, bool marks, bool rows)
+{
+	int ret;
+
+	kt_attach(kt, marks, rows);
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	hostshim_set_atomic(true);
 	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
@@ -322,18 +356,21 @@ static int kt_find_marks(struct ktable *kt, uint64_t pc,
 
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 {
-	struct res a = { 0 }, b = { 0 };
+	struct res a = { 0 }, b = { 0 }, c = { 0 };
 
-	a.rc = kt_find_marks(kt, pc, &a.f, true);
-	if (kt->marks || kt->index) {
+	a.rc = kt_find_marks(kt, pc, &a.f, true, true);
+	if (kt->marks || kt->index || kt->rows) {
 		kt_stats.marked_lookups += !!kt->marks;
 		kt_stats.indexed_lookups += !!kt->index;
-		b.rc = kt_find_marks(kt, pc, &b.f, false);
-		if (!res_eq(&a, &b)) {
+		kt_stats.tabled_lookups += !!kt->rows;
+		b.rc = kt_find_marks(kt, pc, &b.f, false, false);
+		c.rc = kt_find_marks(kt, pc, &c.f, true, false);
+		if (!res_eq(&a, &b) || !res_eq(&c, &b)) {
 			kt_stats.mark_mismatches++;
-			fprintf(stderr, "%#llx: with %u marks and %u index entries %s, without %s\n",
-				(unsigned long long)pc, kt->nr_marks,
-				kt->nr_index, res_str(&a), res_str(&b));
+			fprintf(stderr, "%#llx: with %u rows, %u marks and %u index entries %s, without the rows %s, without any %s\n",
+				(unsigned long long)pc, kt->nr_rows,
+				kt->nr_marks, kt->nr_index, res_str(&a),
+				res_str(&c), res_str(&b));
 		}
 	}
 	*f = a.f;
@@ -348,6 +385,10 @@ void kt_free(struct ktable *kt)
 	kt->marks = NULL;
 	free(kt->index);
 	kt->index = NULL;
+	free(kt->rows);
+	kt->rows = NULL;
+	free(kt->blocks);
+	kt->blocks = NULL;
 }
 
 bool res_eq(const struct res *a, const struct res *b)

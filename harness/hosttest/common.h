@@ -78,16 +78,22 @@ struct ktable {
 	int32_t *index;			/* function index, likewise */
 	unsigned int nr_index;
 	uint8_t index_shift;
+	struct sframe_row *rows;	/* row table, likewise */
+	unsigned int nr_rows;
+	uint32_t *blocks;		/* its block index */
+	unsigned int nr_blocks;
+	uint8_t block_shift;
 };
 
 /*
- * kt_find() on tables with marks or a function index: each lookup also
- * made without them.
+ * kt_find() on tables with a row table, marks or a function index: each
+ * lookup also made without the row table, and without any of them.
  */
 struct kt_stats {
 	unsigned long marked_lookups;
 	unsigned long mark_mismatches;
 	unsigned long indexed_lookups;
+	unsigned long tabled_lookups;	/* and once more without the table */
 };
 extern struct kt_stats kt_stats;
 
@@ -96,6 +102,8 @@ int kt_init(struct ktable *kt, const void *data, size_t size, uint64_t vaddr,
 	    uint64_t text_lo, uint64_t text_hi, int abi);
 int kt_init_section(struct ktable *kt, const struct section *s);
 int kt_validate(struct ktable *kt);
+/* Let kt->tbl use what kt_validate() left: marks and index, row table. */
+void kt_attach(struct ktable *kt, bool marks, bool rows);
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f);
 void kt_free(struct ktable *kt);
 static inline unsigned long kt_host(const struct ktable *kt, uint64_t v)

@@ -2,7 +2,9 @@
 #ifndef _LINUX_SFRAME_H
 #define _LINUX_SFRAME_H
 
+#include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/unwind_user_types.h>
 
@@ -45,6 +47,50 @@ struct sframe_row_mark {
  */
 #define SFRAME_INDEX_MAX			16384
 
+/*
+ * Rows of a section's row table at most (struct sframe_row): a section
+ * with more is looked up in user memory only.
+ */
+#define SFRAME_ROWS_MAX				BIT(18)
+/* Text bytes per entry of the row table's block index, at least. */
+#define SFRAME_ROW_BLOCK_MIN_SHIFT		4
+
+/* struct sframe_row flags */
+#define SFRAME_ROW_NONE				BIT(0)	/* no function: -ENOENT */
+#define SFRAME_ROW_USER				BIT(1)	/* read the section */
+#define SFRAME_ROW_USE_FP			BIT(2)
+#define SFRAME_ROW_RA_SAVED			BIT(3)
+#define SFRAME_ROW_FP_SAVED			BIT(4)
+#define SFRAME_ROW_RA_SIGNED			BIT(5)
+#define SFRAME_ROW_OUTERMOST			BIT(6)
+#define SFRAME_ROW_SIGNAL			BIT(7)
+
+/**
+ * struct sframe_row - the rule of a range of text, decoded
+ * @pc:		start of the range, from the table's text start; the range
+ *		ends where the next row starts
+ * @cfa_off:	as struct unwind_user_frame's
+ * @ra_off:	as struct unwind_user_frame's
+ * @fp_off:	as struct unwind_user_frame's
+ * @flags:	SFRAME_ROW_* flags
+ * @pad:	zero
+ *
+ * The validation, which decodes every row of a section, can leave them
+ * in a table of these, sorted by @pc, with a row without function
+ * (%SFRAME_ROW_NONE) where text has no descriptor. A lookup then reads
+ * kernel memory only; rules that do not fit here (PCMASK functions,
+ * version 3 rules through registers, large offsets) are marked
+ * %SFRAME_ROW_USER and are looked up in the section.
+ */
+struct sframe_row {
+	u32	pc;
+	s32	cfa_off;
+	s16	ra_off;
+	s16	fp_off;
+	u16	flags;
+	u16	pad;
+};
+
 /**
  * struct sframe_table - one user space .sframe section, as registered
  * @sec_start:	user address of the section
@@ -69,6 +115,12 @@ struct sframe_row_mark {
  *		every 2^@index_shift-th function descriptor, from @sec_start
  * @nr_index:	number of @index entries
  * @index_shift: see @index
+ * @rows:	row table left by the validation, or NULL (struct sframe_row)
+ * @nr_rows:	number of @rows
+ * @blocks:	block index of @rows: entry b counts the rows that start at
+ *		or below text offset b << @block_shift
+ * @nr_blocks:	number of @blocks, at least 1 if there are @rows
+ * @block_shift: see @blocks
  *
  * Every value is computed from the section header once; the header itself
  * and everything behind it stays in user memory and is read on demand.
@@ -97,6 +149,11 @@ struct sframe_table {
 	const s32	*index;
 	u32		nr_index;
 	u8		index_shift;
+	const struct sframe_row *rows;
+	u32		nr_rows;
+	const u32	*blocks;
+	u32		nr_blocks;
+	u8		block_shift;
 };
 
 /**
@@ -110,6 +167,11 @@ struct sframe_table {
  * @index:	where to put the function index, sframe_index_size()
  *		entries, or NULL
  * @index_bad:	a function start is too far from the section for @index
+ * @rows:	where to put the row table, sframe_max_rows() entries, or
+ *		NULL
+ * @nr_rows:	rows put there so far
+ * @rows_end:	end of the last function put there, from the text start
+ * @rows_bad:	functions overlap: @rows cannot describe the section
  */
 struct sframe_validation {
 	u32		next_fde;
@@ -120,6 +182,10 @@ struct sframe_validation {
 	u32		max_marks;
 	s32		*index;
 	bool		index_bad;
+	struct sframe_row *rows;
+	u32		nr_rows;
+	u32		rows_end;
+	bool		rows_bad;
 };
 
 /**
@@ -163,6 +229,58 @@ static inline u32 sframe_index_size(const struct sframe_table *tbl)
 	return ((tbl->num_fdes - 1) >> sframe_index_shift(tbl)) + 1;
 }
 
+/**
+ * sframe_max_rows() - room for the row table of a section
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * A row per frame row entry, and at most two more per function (a start
+ * without a row, a gap behind it).
+ *
+ * Return: the most rows the validation of @tbl can leave, or 0 if @tbl
+ * gets no row table: it would have more than %SFRAME_ROWS_MAX rows, or
+ * its text is too large for the rows' offsets.
+ */
+static inline u32 sframe_max_rows(const struct sframe_table *tbl)
+{
+	u64 max = tbl->num_fres + 2ULL * tbl->num_fdes + 1;
+
+	if (max > SFRAME_ROWS_MAX || tbl->text_end - tbl->text_start > U32_MAX)
+		return 0;
+	return max;
+}
+
+/**
+ * sframe_row_unpack() - the rule of a row
+ * @row:	a row that holds a rule (neither %SFRAME_ROW_NONE nor
+ *		%SFRAME_ROW_USER)
+ * @frame:	filled with its rule
+ */
+static __always_inline void sframe_row_unpack(const struct sframe_row *row,
+					      struct unwind_user_frame *frame)
+{
+	u16 flags = row->flags;
+
+	/* Field by field: cheaper than clearing the whole frame first. */
+	frame->cfa_off = row->cfa_off;
+	frame->ra_off = row->ra_off;
+	frame->fp_off = row->fp_off;
+	frame->use_fp = flags & SFRAME_ROW_USE_FP;
+	frame->ra_saved = flags & SFRAME_ROW_RA_SAVED;
+	frame->fp_saved = flags & SFRAME_ROW_FP_SAVED;
+	frame->ra_signed = flags & SFRAME_ROW_RA_SIGNED;
+	frame->outermost = flags & SFRAME_ROW_OUTERMOST;
+	frame->signal = flags & SFRAME_ROW_SIGNAL;
+	frame->flags = 0;
+	frame->cfa_reg = 0;
+	frame->ra_reg = 0;
+	frame->fp_reg = 0;
+}
+
+bool sframe_row_pack(const struct unwind_user_frame *frame,
+		     struct sframe_row *row);
+u32 sframe_row_blocks(const struct sframe_row *rows, u32 nr_rows, u8 *shift);
+void sframe_row_index(const struct sframe_row *rows, u32 nr_rows,
+		      u32 *blocks, u32 nr_blocks, u8 shift);
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		      size_t hdr_len, unsigned long sec_start,
 		      unsigned long sec_size, unsigned long text_start,
@@ -170,6 +288,8 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 int sframe_table_validate(const struct sframe_table *tbl);
 int sframe_table_validate_resume(const struct sframe_table *tbl,
 				 struct sframe_validation *v);
+int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
+		    const struct sframe_row **rowp);
 int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame);
 int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,

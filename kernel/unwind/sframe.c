@@ -29,6 +29,8 @@
 
 /* A function with more rows than this is rejected by the validation. */
 #define SFRAME_MAX_FRES_PER_FDE		8192
+/* Rows of a block of the row table scanned, not searched, at most. */
+#define SFRAME_ROW_SCAN			4
 /* Descriptors or rows validated between checks for a fatal signal. */
 #define SFRAME_VALIDATE_BATCH		1024
 
@@ -193,6 +195,11 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->index = NULL;
 	tbl->nr_index = 0;
 	tbl->index_shift = 0;
+	tbl->rows = NULL;
+	tbl->nr_rows = 0;
+	tbl->blocks = NULL;
+	tbl->nr_blocks = 0;
+	tbl->block_shift = 0;
 	return 0;
 }
 
@@ -831,23 +838,67 @@ static void sframe_mark_find(const struct sframe_table *tbl, u32 idx,
 }
 
 /**
- * sframe_find() - look up the unwinding rule for a user instruction pointer
+ * sframe_find_row() - look up the rule for a user instruction pointer in
+ *		       the row table
  * @tbl:	a table set up by sframe_table_init()
  * @ip:		user instruction pointer
- * @frame:	filled with the rule on success
+ * @rowp:	set to the row of the rule on success, a row of the table
  *
- * Binary search over the function descriptors, then a scan of the
- * function's frame row entries: of at most %SFRAME_ROWS_PER_MARK + 1 of
- * them if the validation left marks in @tbl. Reads user memory without
- * faulting, so it is safe in any context, including NMI, provided user
- * access is allowed.
+ * Finds the last row that starts at or below @ip among the rows of its
+ * block of text: by a scan if they are few, else by binary search. Reads
+ * kernel memory only.
  *
- * Return: 0 on success, -ENOENT if @ip is not described by the table,
- * -EFAULT if the section could not be read without faulting, -EINVAL if
- * the data read is malformed.
+ * Context: any context; the caller keeps the table alive.
+ * Return: 0 on success; -ENOENT if @ip is not described by the table; 1 if
+ * the rule is to be read from the section (sframe_find()): @tbl has no row
+ * table, or its row for @ip cannot hold the rule.
  */
-int sframe_find(const struct sframe_table *tbl, unsigned long ip,
-		struct unwind_user_frame *frame)
+int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
+		    const struct sframe_row **rowp)
+{
+	unsigned long off = ip - tbl->text_start;
+	const struct sframe_row *row;
+	u32 b, lo, hi;
+
+	if (!tbl->rows)
+		return 1;
+	if (ip < tbl->text_start || ip >= tbl->text_end)
+		return -ENOENT;
+	b = tbl->nr_blocks - 1;
+	if (off >> tbl->block_shift < b)
+		b = off >> tbl->block_shift;
+	lo = tbl->blocks[b];
+	hi = b + 1 < tbl->nr_blocks ? tbl->blocks[b + 1] : tbl->nr_rows;
+	/* The number of rows at or below @off is in [lo, hi]. */
+	while (hi - lo > SFRAME_ROW_SCAN) {
+		u32 mid = hi - (hi - lo) / 2;
+
+		if (tbl->rows[mid - 1].pc <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	while (lo < hi && tbl->rows[lo].pc <= off)
+		lo++;
+	if (!lo)
+		return -ENOENT;
+	row = &tbl->rows[lo - 1];
+	if (row->flags & SFRAME_ROW_NONE)
+		return -ENOENT;
+	if (row->flags & SFRAME_ROW_USER)
+		return 1;
+	*rowp = row;
+	return 0;
+}
+
+/*
+ * sframe_find() in the section itself. Not inlined: its locals, which
+ * the kernel may clear on every call (CONFIG_INIT_STACK_ALL_ZERO), are
+ * only set up for the lookups that the row table leaves to it.
+ */
+static noinline int sframe_find_section(const struct sframe_table *tbl,
+					unsigned long ip,
+					struct unwind_user_frame *frame)
 {
 	struct sframe_fre fre, found;
 	struct sframe_window w;
@@ -921,6 +972,37 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 }
 
 /**
+ * sframe_find() - look up the unwinding rule for a user instruction pointer
+ * @tbl:	a table set up by sframe_table_init()
+ * @ip:		user instruction pointer
+ * @frame:	filled with the rule on success
+ *
+ * In the row table of @tbl, if the validation left one, and only for the
+ * rules that are not in it: binary search over the function descriptors,
+ * then a scan of the function's frame row entries: of at most
+ * %SFRAME_ROWS_PER_MARK + 1 of them if the validation left marks in @tbl.
+ * Reads user memory without faulting, so it is safe in any context,
+ * including NMI, provided user access is allowed.
+ *
+ * Return: 0 on success, -ENOENT if @ip is not described by the table,
+ * -EFAULT if the section could not be read without faulting, -EINVAL if
+ * the data read is malformed.
+ */
+int sframe_find(const struct sframe_table *tbl, unsigned long ip,
+		struct unwind_user_frame *frame)
+{
+	const struct sframe_row *row;
+	int ret;
+
+	ret = sframe_find_row(tbl, ip, &row);
+	if (!ret)
+		sframe_row_unpack(row, frame);
+	if (ret <= 0)
+		return ret;
+	return sframe_find_section(tbl, ip, frame);
+}
+
+/**
  * sframe_find_func() - find the function a text address belongs to
  * @tbl:	registered section
  * @ip:		user text address
@@ -944,11 +1026,130 @@ int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
 	return ret;
 }
 
+/**
+ * sframe_row_pack() - put a rule in a row
+ * @frame:	the rule
+ * @row:	its flags and offsets are set to the rule; @row->pc is kept
+ *
+ * Return: true if the row holds the rule; false if it cannot: version 3
+ * rules through a register, or RA or FP offsets beyond 16 bits.
+ */
+bool sframe_row_pack(const struct unwind_user_frame *frame,
+		     struct sframe_row *row)
+{
+	if (frame->flags || frame->ra_off != (s16)frame->ra_off ||
+	    frame->fp_off != (s16)frame->fp_off)
+		return false;
+	row->cfa_off = frame->cfa_off;
+	row->ra_off = frame->ra_off;
+	row->fp_off = frame->fp_off;
+	row->flags = (frame->use_fp ? SFRAME_ROW_USE_FP : 0) |
+		     (frame->ra_saved ? SFRAME_ROW_RA_SAVED : 0) |
+		     (frame->fp_saved ? SFRAME_ROW_FP_SAVED : 0) |
+		     (frame->ra_signed ? SFRAME_ROW_RA_SIGNED : 0) |
+		     (frame->outermost ? SFRAME_ROW_OUTERMOST : 0) |
+		     (frame->signal ? SFRAME_ROW_SIGNAL : 0);
+	row->pad = 0;
+	return true;
+}
+
+/*
+ * Put a row at text offset @pc in the row table of @v: with @flags, or
+ * with the rule @frame if given. A rule a row cannot hold is left to the
+ * lookup in user memory. More rows than sframe_max_rows() allows leave
+ * the section without row table.
+ */
+static void sframe_row_add(const struct sframe_table *tbl,
+			   struct sframe_validation *v, u32 pc, u16 flags,
+			   const struct unwind_user_frame *frame)
+{
+	struct sframe_row *row;
+
+	if (!v->rows || v->rows_bad)
+		return;
+	if (v->nr_rows >= sframe_max_rows(tbl)) {
+		v->rows_bad = true;
+		return;
+	}
+	row = &v->rows[v->nr_rows++];
+	memset(row, 0, sizeof(*row));
+	row->pc = pc;
+	row->flags = flags;
+	if (frame && !sframe_row_pack(frame, row))
+		row->flags = SFRAME_ROW_USER;
+}
+
+/*
+ * Open function @fde in the row table of @v: a row without function over
+ * the text between the last function's end and its start. Functions that
+ * overlap (gas and ld write none) leave the section without row table.
+ */
+static void sframe_rows_func(const struct sframe_table *tbl,
+			     struct sframe_validation *v,
+			     const struct sframe_fde *fde)
+{
+	u32 start = fde->func_start - tbl->text_start;
+
+	if (!v->rows || v->rows_bad)
+		return;
+	if (v->next_fde && start < v->rows_end) {
+		v->rows_bad = true;
+		return;
+	}
+	if (v->next_fde && start > v->rows_end)
+		sframe_row_add(tbl, v, v->rows_end, SFRAME_ROW_NONE, NULL);
+	v->rows_end = start + fde->func_size;
+}
+
+/**
+ * sframe_row_blocks() - size the block index of a row table
+ * @rows:	the rows, sorted by start
+ * @nr_rows:	number of @rows, not 0
+ * @shift:	set to the block shift
+ *
+ * Blocks of at least 2^%SFRAME_ROW_BLOCK_MIN_SHIFT bytes of text, as small
+ * as keeps the block index no longer than the table.
+ *
+ * Return: the number of entries of the block index.
+ */
+u32 sframe_row_blocks(const struct sframe_row *rows, u32 nr_rows, u8 *shift)
+{
+	u64 last = rows[nr_rows - 1].pc;
+	u8 s = SFRAME_ROW_BLOCK_MIN_SHIFT;
+
+	while ((last >> s) >= nr_rows)
+		s++;
+	*shift = s;
+	return (last >> s) + 1;
+}
+
+/**
+ * sframe_row_index() - fill the block index of a row table
+ * @rows:	the rows, sorted by start
+ * @nr_rows:	number of @rows
+ * @blocks:	the block index to fill: entry b counts the rows that start
+ *		at or below b << @shift
+ * @nr_blocks:	number of @blocks, from sframe_row_blocks()
+ * @shift:	the block shift, from sframe_row_blocks()
+ */
+void sframe_row_index(const struct sframe_row *rows, u32 nr_rows,
+		      u32 *blocks, u32 nr_blocks, u8 shift)
+{
+	u32 b, n = 0;
+
+	for (b = 0; b < nr_blocks; b++) {
+		while (n < nr_rows && rows[n].pc <= (u64)b << shift)
+			n++;
+		blocks[b] = n;
+	}
+}
+
 /*
  * Check one function, @v->next_fde: inside the text, its attributes, and
  * its rows, at most @fres_left of them (see sframe_table_validate_resume()),
  * and leave a mark at every %SFRAME_ROWS_PER_MARK-th row in @v->marks, if
- * given. Reads the attribute record of a version 3 function into @fde.
+ * given, and its rows in @v->rows, if given. Reads the attribute record of
+ * a version 3 function into @fde.
  */
 static int sframe_validate_fde(const struct sframe_table *tbl,
 			       struct sframe_validation *v,
@@ -959,8 +1160,9 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	struct sframe_window w;
 	struct sframe_fre fre;
 	unsigned long addr;
+	u32 limit, start;
+	u16 whole = 0;
 	u8 fde_type;
-	u32 limit;
 	int ret;
 
 	if (fde->func_start < tbl->text_start ||
@@ -979,9 +1181,29 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 		return -EINVAL;
 	fde_type = SFRAME_V3_FDE_TYPE(fde->info2);
 	/* Only a version 3 DEFAULT function may have no rows: outermost. */
+	if (!fde->fres_num &&
+	    (tbl->version != SFRAME_VERSION_3 ||
+	     fde_type != SFRAME_V3_FDE_TYPE_DEFAULT))
+		return -EINVAL;
+
+	/*
+	 * In the row table, as sframe_find() reads the function: a signal
+	 * trampoline or a function without rows is one row, and so is a
+	 * PCMASK function, which the lookup reads from the section.
+	 */
+	sframe_rows_func(tbl, v, fde);
+	start = fde->func_start - tbl->text_start;
+	if (tbl->version == SFRAME_VERSION_3 &&
+	    SFRAME_V3_FUNC_SIGNAL_P(fde->info))
+		whole = SFRAME_ROW_SIGNAL;
+	else if (!fde->fres_num)
+		whole = SFRAME_ROW_OUTERMOST;
+	else if (SFRAME_FUNC_FDE_TYPE(fde->info) == SFRAME_FDE_TYPE_PCMASK)
+		whole = SFRAME_ROW_USER;
+	if (whole && fde->func_size)
+		sframe_row_add(tbl, v, start, whole, NULL);
 	if (!fde->fres_num)
-		return tbl->version == SFRAME_VERSION_3 &&
-		       fde_type == SFRAME_V3_FDE_TYPE_DEFAULT ? 0 : -EINVAL;
+		return 0;
 
 	/*
 	 * Row starts are below the function size (version 3 also allows
@@ -1026,12 +1248,25 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 				.row	= i,
 			};
 		}
-		/* Flexible rows can be malformed in more ways: decode them. */
-		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX) {
+		/*
+		 * Flexible rows can be malformed in more ways: decode them,
+		 * and the rows that go in the row table.
+		 */
+		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX ||
+		    (v->rows && !v->rows_bad && !whole &&
+		     fre.start < fde->func_size)) {
 			ret = sframe_fre_to_frame(tbl, &w, &fre, addr_size,
 						  fde_type, &frame);
 			if (ret)
 				return ret;
+			if (!whole && fre.start < fde->func_size) {
+				/* Before the first row, no rule. */
+				if (!i && fre.start)
+					sframe_row_add(tbl, v, start,
+						       SFRAME_ROW_NONE, NULL);
+				sframe_row_add(tbl, v, start + fre.start, 0,
+					       &frame);
+			}
 		}
 		addr += fre.size;
 	}
@@ -1075,8 +1310,8 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 	struct sframe_table copy;
 	u8 shift = sframe_index_shift(tbl);
 	struct sframe_fde fde;
+	u32 marks, rows, rows_end;
 	u64 checked;
-	u32 marks;
 	int ret;
 
 	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
@@ -1111,11 +1346,15 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 		if (v->next_fde && fde.func_start < v->prev_start)
 			return -EINVAL;
 		marks = v->nr_marks;
+		rows = v->nr_rows;
+		rows_end = v->rows_end;
 		ret = sframe_validate_fde(tbl, v, &fde,
 					  tbl->num_fres - v->fres);
 		if (ret) {
 			/* The function is checked again from its first row. */
 			v->nr_marks = marks;
+			v->nr_rows = rows;
+			v->rows_end = rows_end;
 			return ret;
 		}
 		if (v->index && !(v->next_fde & ((1U << shift) - 1))) {
@@ -1128,6 +1367,9 @@ int sframe_table_validate_resume(const struct sframe_table *tbl,
 		v->fres += fde.fres_num;
 		v->prev_start = fde.func_start;
 	}
+	/* No function behind the last one. */
+	if (tbl->num_fdes)
+		sframe_row_add(tbl, v, v->rows_end, SFRAME_ROW_NONE, NULL);
 	return 0;
 }
 

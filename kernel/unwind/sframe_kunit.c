@@ -925,6 +925,122 @@ static void sframe_test_marks(struct kunit *test)
 					  &f), -EINVAL);
 }
 
+/* Build the sections of sframe_test_rows(); f1 inside f0 if set. */
+static bool rows_overlap;
+
+/*
+ * f0 at 0x100, three rows; a gap; f1 at 0x180, its first row at 8, the
+ * second with a frame pointer slot too far for a row of the row table;
+ * f2 at 0x200, PCMASK. Version 2, no fixed offsets.
+ */
+static void build_rows(struct sf_builder *b, const struct sframe_table *t)
+{
+	s32 o8[] = { 8, -8 }, o16[] = { 16, -8 }, ofp[] = { 16, -8, -16 };
+	s32 far[] = { 32, -8, 0x10000 };
+	unsigned long text = t ? t->text_start : 0;
+	u32 f1, f2;
+
+	sf_init(b, SFRAME_VERSION_2, SFRAME_F_FDE_SORTED, 0, 0);
+	sf_add_fre(b, 1, 0, fre_info(true, 2, 0, false), o8, 2, 1);
+	sf_add_fre(b, 1, 4, fre_info(true, 2, 0, false), o16, 2, 1);
+	sf_add_fre(b, 1, 0x20, fre_info(false, 3, 0, false), ofp, 3, 1);
+	f1 = sf_add_fre(b, 1, 8, fre_info(true, 2, 0, false), o8, 2, 1);
+	sf_add_fre(b, 1, 0x10, fre_info(true, 3, 2, false), far, 3, 4);
+	f2 = sf_add_fre(b, 1, 0, fre_info(true, 2, 0, false), o8, 2, 1);
+	sf_add_fre(b, 1, 6, fre_info(true, 2, 0, false), o16, 2, 1);
+	sf_add_fde(b, t ? sf_rel(t, text + 0x100) : 0, 0x40, 0, 3,
+		   SFRAME_FRE_TYPE_ADDR1, 0);
+	sf_add_fde(b, t ? sf_rel(t, text + (rows_overlap ? 0x120 : 0x180)) : 0,
+		   0x40, f1, 2, SFRAME_FRE_TYPE_ADDR1, 0);
+	sf_add_fde(b, t ? sf_rel(t, text + 0x200) : 0, 0x40, f2, 2,
+		   SFRAME_FRE_TYPE_ADDR1 | SFRAME_FDE_TYPE_PCMASK << 4, 16);
+}
+
+/*
+ * The validation leaves the rows of every function in the row table, with
+ * a row without function over each gap, and a lookup in the table finds
+ * what one in the section finds at every address; PCMASK functions and
+ * rules that a row cannot hold are looked up in the section. Overlapping
+ * functions leave the section without row table.
+ */
+static void sframe_test_rows(struct kunit *test)
+{
+	static const u32 pcs[] = { 0x100, 0x104, 0x120, 0x140, 0x180, 0x188,
+				   0x190, 0x1c0, 0x200, 0x240 };
+	static const u16 flags[] = {
+		SFRAME_ROW_RA_SAVED, SFRAME_ROW_RA_SAVED,
+		SFRAME_ROW_USE_FP | SFRAME_ROW_RA_SAVED | SFRAME_ROW_FP_SAVED,
+		SFRAME_ROW_NONE, SFRAME_ROW_NONE, SFRAME_ROW_RA_SAVED,
+		SFRAME_ROW_USER, SFRAME_ROW_NONE, SFRAME_ROW_USER,
+		SFRAME_ROW_NONE,
+	};
+	struct sframe_validation v = {};
+	struct unwind_user_frame f, g;
+	struct sframe_table tbl;
+	struct sf_builder *b;
+	unsigned long ip;
+	u32 i, blocks[16];
+	int want;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	rows_overlap = false;
+	sf_load2(test, b, &tbl, build_rows);
+	KUNIT_ASSERT_EQ(test, sframe_max_rows(&tbl), 7 + 2 * 3 + 1);
+	v.rows = kunit_kcalloc(test, sframe_max_rows(&tbl), sizeof(*v.rows),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v.rows);
+	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
+	KUNIT_ASSERT_FALSE(test, v.rows_bad);
+	KUNIT_ASSERT_EQ(test, v.nr_rows, ARRAY_SIZE(pcs));
+	for (i = 0; i < v.nr_rows; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, v.rows[i].pc, pcs[i], "row %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, v.rows[i].flags, flags[i], "row %u",
+				    i);
+	}
+	KUNIT_EXPECT_EQ(test, v.rows[2].cfa_off, 16);
+	KUNIT_EXPECT_EQ(test, v.rows[2].fp_off, -16);
+
+	/* Blocks of 64 bytes, as many as there are rows. */
+	tbl.nr_blocks = sframe_row_blocks(v.rows, v.nr_rows, &tbl.block_shift);
+	KUNIT_ASSERT_EQ(test, tbl.block_shift, 6);
+	KUNIT_ASSERT_EQ(test, tbl.nr_blocks, 0x240 / 64 + 1);
+	sframe_row_index(v.rows, v.nr_rows, blocks, tbl.nr_blocks,
+			 tbl.block_shift);
+	KUNIT_EXPECT_EQ(test, blocks[0], 0);
+	KUNIT_EXPECT_EQ(test, blocks[4], 1);
+	KUNIT_EXPECT_EQ(test, blocks[5], 4);
+	KUNIT_EXPECT_EQ(test, blocks[8], 9);
+
+	for (ip = tbl.text_start; ip < tbl.text_start + 0x280; ip++) {
+		tbl.rows = NULL;
+		want = sframe_find(&tbl, ip, &f);
+		tbl.rows = v.rows;
+		tbl.nr_rows = v.nr_rows;
+		tbl.blocks = blocks;
+		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &g), want,
+				    "ip %#lx", ip);
+		if (want)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(&f, &g, sizeof(f)), 0,
+				    "ip %#lx", ip);
+	}
+	expect_rule(test, &tbl, tbl.text_start + 0x190, false, 32, true, -8,
+		    true, 0x10000);
+
+	/* f1 inside f0: no row table, and the same rules from the section. */
+	rows_overlap = true;
+	memset(&v, 0, sizeof(v));
+	v.rows = kunit_kcalloc(test, sframe_max_rows(&tbl), sizeof(*v.rows),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v.rows);
+	sf_load2(test, b, &tbl, build_rows);
+	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
+	KUNIT_EXPECT_TRUE(test, v.rows_bad);
+	expect_rule(test, &tbl, tbl.text_start + 0x128, false, 8, true, -8,
+		    false, 0);
+}
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_header),
 	KUNIT_CASE(sframe_test_find_v1),
@@ -938,6 +1054,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_v3),
 	KUNIT_CASE(sframe_test_v3_malformed),
 	KUNIT_CASE(sframe_test_marks),
+	KUNIT_CASE(sframe_test_rows),
 	{}
 };
 

@@ -99,24 +99,35 @@ struct sframe_file_key {
 };
 
 /**
- * struct sframe_marks - the row marks and function index of a validated
- *			 section
+ * struct sframe_marks - the row marks, function index and row table of a
+ *			 validated section
  * @ref:	references: each section that uses them, and the table of
  *		sections validated lately
  * @index:	the function index, in the same allocation after @m, or NULL
  * @nr_index:	number of @index entries
  * @index_shift: as struct sframe_table's
+ * @rows:	the row table, in the same allocation after @index, or NULL
+ * @nr_rows:	number of @rows
+ * @blocks:	its block index, in the same allocation after @rows
+ * @nr_blocks:	number of @blocks
+ * @block_shift: as struct sframe_table's
  * @nr:		number of marks
  * @m:		the marks, as struct sframe_table expects them
  *
- * Marks and index depend on the section's contents only: the sections of
- * one file, in every process and at every address, share them.
+ * Marks, index and rows depend on the section's contents only: the
+ * sections of one file, in every process and at every address, share
+ * them.
  */
 struct sframe_marks {
 	refcount_t		ref;
 	s32			*index;
 	u32			nr_index;
 	u8			index_shift;
+	struct sframe_row	*rows;
+	u32			nr_rows;
+	u32			*blocks;
+	u32			nr_blocks;
+	u8			block_shift;
 	u32			nr;
 	struct sframe_row_mark	m[] __counted_by(nr);
 };
@@ -163,23 +174,14 @@ struct sframe_section {
 #define SFRAME_CACHE_SET_BITS		8
 #define SFRAME_CACHE_WAYS		2
 
-/* sframe_cache_entry.flags */
-#define SFRAME_CACHE_NOENT		BIT(0)	/* no usable section: -ENOENT */
-#define SFRAME_CACHE_USE_FP		BIT(1)
-#define SFRAME_CACHE_RA_SAVED		BIT(2)
-#define SFRAME_CACHE_FP_SAVED		BIT(3)
-#define SFRAME_CACHE_RA_SIGNED		BIT(4)
-#define SFRAME_CACHE_OUTERMOST		BIT(5)
-#define SFRAME_CACHE_SIGNAL		BIT(6)
-
-/* A lookup result, packed into 32 bytes. */
+/*
+ * A lookup result in 32 bytes: the rule as a row of a row table would
+ * hold it, %SFRAME_ROW_NONE for -ENOENT (no usable section).
+ */
 struct sframe_cache_entry {
-	unsigned long	ip;
-	u64		key;
-	s32		cfa_off;
-	s32		ra_off;
-	s32		fp_off;
-	u8		flags;
+	unsigned long		ip;
+	u64			key;
+	struct sframe_row	rule;
 };
 
 /*
@@ -206,6 +208,7 @@ struct sframe_cache {
 			set[1 << SFRAME_CACHE_SET_BITS][SFRAME_CACHE_WAYS];
 	struct sframe_cache_sec	sec;
 	unsigned int	busy;
+	unsigned long	rows;
 	unsigned long	hits;
 	unsigned long	misses;
 };
@@ -430,6 +433,7 @@ static void sframe_free_rcu(struct rcu_head *head)
 	sframe_marks_put(sec->marks);
 	kvfree(sec->valid.marks);
 	kvfree(sec->valid.index);
+	kvfree(sec->valid.rows);
 	kfree(sec);
 }
 
@@ -453,6 +457,11 @@ static void sframe_publish(struct sframe_section *sec,
 		sec->tbl.index = marks->index;
 		sec->tbl.nr_index = marks->nr_index;
 		sec->tbl.index_shift = marks->index_shift;
+		sec->tbl.rows = marks->rows;
+		sec->tbl.nr_rows = marks->nr_rows;
+		sec->tbl.blocks = marks->blocks;
+		sec->tbl.nr_blocks = marks->nr_blocks;
+		sec->tbl.block_shift = marks->block_shift;
 	}
 	/* Pairs with test_bit_acquire() in sframe_lookup(). */
 	smp_mb__before_atomic();
@@ -460,14 +469,16 @@ static void sframe_publish(struct sframe_section *sec,
 }
 
 /*
- * Room for the marks and the index the validation of @sec leaves, before
- * it starts; and once it is done, what it left, in a struct sframe_marks
- * of its own size (NULL if there is nothing).
+ * Room for the marks, the index and the row table the validation of @sec
+ * leaves, before it starts; and once it is done, what it left, in a
+ * struct sframe_marks of its own size (NULL if there is nothing). Without
+ * memory for the row table, the section goes without it.
  */
 static int sframe_marks_alloc(struct sframe_section *sec)
 {
 	u32 max = sframe_max_marks(&sec->tbl);
 	u32 nr_index = sframe_index_size(&sec->tbl);
+	u32 max_rows = sframe_max_rows(&sec->tbl);
 
 	if (max && !sec->valid.marks) {
 		sec->valid.marks = kvmalloc_array(max, sizeof(*sec->valid.marks),
@@ -486,6 +497,11 @@ static int sframe_marks_alloc(struct sframe_section *sec)
 		if (!sec->valid.index)
 			return -ENOMEM;
 	}
+	if (max_rows && !sec->valid.rows && !sec->valid.next_fde)
+		sec->valid.rows = kvmalloc_array(max_rows,
+						 sizeof(*sec->valid.rows),
+						 GFP_KERNEL_ACCOUNT |
+						 __GFP_NOWARN);
 	return 0;
 }
 
@@ -493,16 +509,26 @@ static int sframe_marks_take(struct sframe_section *sec,
 			     struct sframe_marks **marksp)
 {
 	struct sframe_validation *v = &sec->valid;
+	u32 nr_index = 0, nr = v->nr_marks, nr_rows = 0, nr_blocks = 0;
 	struct sframe_marks *marks = NULL;
-	u32 nr_index = 0, nr = v->nr_marks;
+	u8 block_shift = 0;
+	size_t size;
 
 	if (v->index && !v->index_bad)
 		nr_index = sframe_index_size(&sec->tbl);
-	if (nr || nr_index) {
-		marks = kvmalloc(size_add(struct_size(marks, m, nr),
-					  array_size(nr_index,
-						     sizeof(*marks->index))),
-				 GFP_KERNEL_ACCOUNT);
+	if (v->rows && !v->rows_bad && v->nr_rows) {
+		nr_rows = v->nr_rows;
+		nr_blocks = sframe_row_blocks(v->rows, nr_rows, &block_shift);
+	}
+	if (nr || nr_index || nr_rows) {
+		size = struct_size(marks, m, nr);
+		size = size_add(size, array_size(nr_index,
+						 sizeof(*marks->index)));
+		size = size_add(size, array_size(nr_rows,
+						 sizeof(*marks->rows)));
+		size = size_add(size, array_size(nr_blocks,
+						 sizeof(*marks->blocks)));
+		marks = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 		if (!marks)
 			return -ENOMEM;
 		refcount_set(&marks->ref, 1);
@@ -516,9 +542,29 @@ static int sframe_marks_take(struct sframe_section *sec,
 			memcpy(marks->index, v->index,
 			       nr_index * sizeof(*marks->index));
 		}
+		/* Rows are 4-byte aligned, as marks and index entries. */
+		marks->rows = NULL;
+		marks->nr_rows = nr_rows;
+		marks->blocks = NULL;
+		marks->nr_blocks = nr_blocks;
+		marks->block_shift = block_shift;
+		if (nr_rows) {
+			marks->rows = (struct sframe_row *)
+				      ((s32 *)&marks->m[nr] + nr_index);
+			memcpy(marks->rows, v->rows,
+			       nr_rows * sizeof(*marks->rows));
+			marks->blocks = (u32 *)&marks->rows[nr_rows];
+			sframe_row_index(marks->rows, nr_rows, marks->blocks,
+					 nr_blocks, block_shift);
+		}
 	}
 	kvfree(v->marks);
 	kvfree(v->index);
+	kvfree(v->rows);
+	v->rows = NULL;
+	v->nr_rows = 0;
+	v->rows_end = 0;
+	v->rows_bad = false;
 	v->marks = NULL;
 	v->nr_marks = 0;
 	v->max_marks = 0;
@@ -659,30 +705,76 @@ static void sframe_request_work(struct sframe_section *sec)
 }
 
 /*
- * Look up @ip in the current task's registered sections, of generation
- * @key. @hint, if not NULL, is the CPU's last section found (under its
- * busy count): used if it is there, updated if not.
+ * The section of @mm registered for @ip, if any, under rcu_read_lock();
+ * @hint, if not NULL, takes it and its range. Not inlined: the walk state,
+ * which the kernel may clear on every call (CONFIG_INIT_STACK_ALL_ZERO),
+ * is only set up when the hint does not answer.
  */
-static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
-			 struct sframe_cache_sec *hint,
-			 struct unwind_user_frame *frame)
+static noinline struct sframe_section *
+sframe_walk(struct mm_struct *mm, unsigned long ip, u64 key,
+	    struct sframe_cache_sec *hint)
 {
 	MA_STATE(mas, &mm->sframe_mt, ip, ip);
+	struct sframe_section *sec;
+
+	sec = mas_walk(&mas);
+	if (sec && hint) {
+		hint->key = key;
+		hint->first = mas.index;
+		hint->last = mas.last;
+		hint->sec = sec;
+	}
+	return sec;
+}
+
+/*
+ * Look up @ip in the row table of the CPU's last section found, @hint, if
+ * it is registered for @ip in generation @key: the lookup then needs
+ * neither the tree nor the cache.
+ *
+ * Return: as sframe_find_row(): 0 with the rule in *@frame, -ENOENT, or 1
+ * if the lookup has to go on elsewhere.
+ */
+static int sframe_hint_find(const struct sframe_cache_sec *hint,
+			    unsigned long ip, u64 key,
+			    struct unwind_user_frame *frame)
+{
+	const struct sframe_row *row;
+	struct sframe_section *sec;
+	int ret = 1;
+
+	rcu_read_lock();
+	sec = hint->sec;
+	/* Pairs with sframe_publish(): the row table comes with the bit. */
+	if (hint->key == key && ip >= hint->first && ip <= hint->last &&
+	    test_bit_acquire(SFRAME_SEC_CHECKED, &sec->state)) {
+		ret = sframe_find_row(&sec->tbl, ip, &row);
+		if (!ret)
+			sframe_row_unpack(row, frame);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * Look up @ip in the current task's registered sections, of generation
+ * @key. @hint, if not NULL, is the CPU's last section found (under its
+ * busy count): used if it is there, updated if not. The rule goes to
+ * *@rule, or to *@frame if a row cannot hold it (return value 1).
+ */
+static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
+			 struct sframe_cache_sec *hint, struct sframe_row *rule,
+			 struct unwind_user_frame *frame)
+{
+	const struct sframe_row *row;
 	struct sframe_section *sec;
 	int ret = -ENOENT;
 
 	rcu_read_lock();
-	if (hint && hint->key == key && ip >= hint->first && ip <= hint->last) {
+	if (hint && hint->key == key && ip >= hint->first && ip <= hint->last)
 		sec = hint->sec;
-	} else {
-		sec = mas_walk(&mas);
-		if (sec && hint) {
-			hint->key = key;
-			hint->first = mas.index;
-			hint->last = mas.last;
-			hint->sec = sec;
-		}
-	}
+	else
+		sec = sframe_walk(mm, ip, key, hint);
 	if (!sec) {
 		/* Text of this mm was not looked at yet: it may have SFrame. */
 		if (test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags)) {
@@ -701,62 +793,33 @@ static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
 		goto out;
 	}
 
+	/* The row table first: most rules are there. */
+	ret = sframe_find_row(&sec->tbl, ip, &row);
+	if (!ret)
+		*rule = *row;
+	if (ret <= 0)
+		goto out;
 	ret = sframe_find(&sec->tbl, ip, frame);
 	/* Only a missing page needs the fault-in; -EBUSY is not one. */
 	if (ret == -EFAULT)
 		sframe_request_work(sec);
+	if (!ret && !sframe_row_pack(frame, rule))
+		ret = 1;
 out:
 	rcu_read_unlock();
 	return ret;
-}
-
-static void sframe_cache_put(struct sframe_cache_entry *e, unsigned long ip,
-			     u64 key, int ret,
-			     const struct unwind_user_frame *frame)
-{
-	e->ip = ip;
-	e->key = key;
-	if (ret) {
-		e->flags = SFRAME_CACHE_NOENT;
-		return;
-	}
-	e->cfa_off = frame->cfa_off;
-	e->ra_off = frame->ra_off;
-	e->fp_off = frame->fp_off;
-	e->flags = (frame->use_fp ? SFRAME_CACHE_USE_FP : 0) |
-		   (frame->ra_saved ? SFRAME_CACHE_RA_SAVED : 0) |
-		   (frame->fp_saved ? SFRAME_CACHE_FP_SAVED : 0) |
-		   (frame->ra_signed ? SFRAME_CACHE_RA_SIGNED : 0) |
-		   (frame->outermost ? SFRAME_CACHE_OUTERMOST : 0) |
-		   (frame->signal ? SFRAME_CACHE_SIGNAL : 0);
-}
-
-static int sframe_cache_get(const struct sframe_cache_entry *e,
-			    struct unwind_user_frame *frame)
-{
-	if (e->flags & SFRAME_CACHE_NOENT)
-		return -ENOENT;
-	memset(frame, 0, sizeof(*frame));
-	frame->cfa_off = e->cfa_off;
-	frame->ra_off = e->ra_off;
-	frame->fp_off = e->fp_off;
-	frame->use_fp = e->flags & SFRAME_CACHE_USE_FP;
-	frame->ra_saved = e->flags & SFRAME_CACHE_RA_SAVED;
-	frame->fp_saved = e->flags & SFRAME_CACHE_FP_SAVED;
-	frame->ra_signed = e->flags & SFRAME_CACHE_RA_SIGNED;
-	frame->outermost = e->flags & SFRAME_CACHE_OUTERMOST;
-	frame->signal = e->flags & SFRAME_CACHE_SIGNAL;
-	return 0;
 }
 
 /**
  * sframe_find_user() - look up the SFrame rule for a user address
  * @ip:		user instruction pointer of the current task
  * @frame:	filled with the rule on success
- * @hit:	if not NULL, set to whether the per-CPU cache answered
+ * @hit:	if not NULL, set to whether the lookup read no section: a row
+ *		table or the per-CPU cache answered
  *
- * Answers from the per-CPU cache when it can, else looks @ip up in the
- * task's sections and caches the answer if it is final (a rule, or no
+ * Answers from the row table of the section the CPU found last when @ip
+ * is in it, else from the per-CPU cache when it can, else looks @ip up in
+ * the task's sections and caches the answer if it is final (a rule, or no
  * usable section).
  *
  * Context: any context, including NMI. Takes no locks and does not fault.
@@ -770,9 +833,11 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 		     bool *hit)
 {
 	struct sframe_cache __percpu *cache = sframe_cache;
+	struct sframe_row rule __uninitialized;
 	struct sframe_cache_entry *set = NULL;
 	struct sframe_cache_sec *hint = NULL;
 	struct mm_struct *mm = current->mm;
+	bool answered = true;
 	unsigned int i;
 	u64 key;
 	int ret;
@@ -786,31 +851,48 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 
 	/* A lookup that interrupted another one on this CPU goes uncached. */
 	if (cache && this_cpu_inc_return(cache->busy) == 1) {
+		hint = this_cpu_ptr(&cache->sec);
+		ret = sframe_hint_find(hint, ip, key, frame);
+		if (ret <= 0) {
+			this_cpu_inc(cache->rows);
+			goto out;
+		}
 		set = *this_cpu_ptr(&cache->set[hash_64(ip ^ key,
 						       SFRAME_CACHE_SET_BITS)]);
 		for (i = 0; i < SFRAME_CACHE_WAYS; i++) {
 			if (set[i].ip == ip && set[i].key == key) {
 				this_cpu_inc(cache->hits);
-				ret = sframe_cache_get(&set[i], frame);
-				if (hit)
-					*hit = true;
-				goto out;
+				rule = set[i].rule;
+				ret = rule.flags & SFRAME_ROW_NONE ? -ENOENT : 0;
+				goto found;
 			}
 		}
 		this_cpu_inc(cache->misses);
-		hint = this_cpu_ptr(&cache->sec);
 	}
 
-	if (hit)
-		*hit = false;
-	ret = sframe_lookup(mm, ip, key, hint, frame);
-	/* The rare rules of SFrame v3 flexible rows are not cached. */
-	if (set && (ret == -ENOENT || (!ret && !frame->flags))) {
+	answered = false;
+	ret = sframe_lookup(mm, ip, key, hint, &rule, frame);
+	/* Rules a row cannot hold (rare) are not cached. */
+	if (ret == 1) {
+		ret = 0;
+		goto out;
+	}
+	if (set && (!ret || ret == -ENOENT)) {
 		for (i = SFRAME_CACHE_WAYS - 1; i > 0; i--)
 			set[i] = set[i - 1];
-		sframe_cache_put(&set[0], ip, key, ret, frame);
+		set[0].ip = ip;
+		set[0].key = key;
+		if (ret)
+			set[0].rule.flags = SFRAME_ROW_NONE;
+		else
+			set[0].rule = rule;
 	}
+found:
+	if (!ret)
+		sframe_row_unpack(&rule, frame);
 out:
+	if (hit)
+		*hit = answered;
 	if (cache)
 		this_cpu_dec(cache->busy);
 	preempt_enable();
@@ -1434,6 +1516,10 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 			copy->tbl.nr_marks = 0;
 			copy->tbl.index = NULL;
 			copy->tbl.nr_index = 0;
+			copy->tbl.rows = NULL;
+			copy->tbl.nr_rows = 0;
+			copy->tbl.blocks = NULL;
+			copy->tbl.nr_blocks = 0;
 			if (checked)
 				sframe_publish(copy,
 					       sframe_marks_get(sec->marks));
@@ -1476,7 +1562,7 @@ void sframe_mm_free(struct mm_struct *mm)
 #ifdef CONFIG_DEBUG_FS
 static int sframe_stats_show(struct seq_file *m, void *v)
 {
-	unsigned long hits = 0, misses = 0;
+	unsigned long rows = 0, hits = 0, misses = 0;
 	unsigned int i;
 	int cpu;
 
@@ -1485,11 +1571,13 @@ static int sframe_stats_show(struct seq_file *m, void *v)
 			   atomic_long_read(&sframe_stats[i]));
 	if (sframe_cache) {
 		for_each_possible_cpu(cpu) {
+			rows += per_cpu_ptr(sframe_cache, cpu)->rows;
 			hits += per_cpu_ptr(sframe_cache, cpu)->hits;
 			misses += per_cpu_ptr(sframe_cache, cpu)->misses;
 		}
 	}
-	seq_printf(m, "cache_hits %lu\ncache_misses %lu\n", hits, misses);
+	seq_printf(m, "row_table_hits %lu\ncache_hits %lu\ncache_misses %lu\n",
+		   rows, hits, misses);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sframe_stats);

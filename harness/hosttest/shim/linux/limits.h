@@ -4,5 +4,10 @@
 #define _HOSTSHIM_LINUX_LIMITS_H
 
 #include <limits.h>
+#include <stdint.h>
+
+#ifndef U32_MAX
+#define U32_MAX		UINT32_MAX
+#endif
 
 #endif /* _HOSTSHIM_LINUX_LIMITS_H */

@@ -32,6 +32,10 @@ typedef int64_t		s64;
 #endif
 #ifndef __must_check
 #define __must_check	__attribute__((__warn_unused_result__))
+
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
 #endif
 
 #endif /* _HOSTSHIM_LINUX_TYPES_H */

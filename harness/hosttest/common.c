@@ -259,10 +259,27 @@ int kt_init_section(struct ktable *kt, const struct section *s)
 
 struct kt_stats kt_stats;
 
+/* Free what an earlier kt_validate() left. */
+static void kt_drop_validation(struct ktable *kt)
+{
+	free(kt->marks);
+	kt->marks = NULL;
+	kt->nr_marks = 0;
+	free(kt->index);
+	kt->index = NULL;
+	kt->nr_index = 0;
+	free(kt->rows);
+	kt->rows = NULL;
+	kt->nr_rows = 0;
+	free(kt->blocks);
+	kt->blocks = NULL;
+	kt->nr_blocks = 0;
+}
+
 /*
- * Validated as the kernel does, with room for the row marks and the
- * function index; a valid section keeps them, and kt_find() checks them
- * against lookups without.
+ * Validated as the kernel does, with room for the row marks, the function
+ * index and the row table; a valid section keeps them, and kt_find()
+ * checks them against lookups without.
  */
 int kt_validate(struct ktable *kt)
 {
@@ -281,18 +298,7 @@ int kt_validate(struct ktable *kt)
 	hostshim_allow(kt->buf, kt->buf + kt->size);
 	ret = sframe_table_validate_resume(&kt->tbl, &v);
 	hostshim_allow_none();
-	free(kt->marks);
-	free(kt->index);
-	kt->marks = NULL;
-	kt->nr_marks = 0;
-	kt->index = NULL;
-	kt->nr_index = 0;
-	free(kt->rows);
-	free(kt->blocks);
-	kt->rows = NULL;
-	kt->nr_rows = 0;
-	kt->blocks = NULL;
-	kt->nr_blocks = 0;
+	kt_drop_validation(kt);
 	if (ret || v.rows_bad || !v.nr_rows) {
 		free(v.rows);
 		v.rows = NULL;
@@ -381,14 +387,7 @@ void kt_free(struct ktable *kt)
 {
 	free(kt->buf);
 	kt->buf = NULL;
-	free(kt->marks);
-	kt->marks = NULL;
-	free(kt->index);
-	kt->index = NULL;
-	free(kt->rows);
-	kt->rows = NULL;
-	free(kt->blocks);
-	kt->blocks = NULL;
+	kt_drop_validation(kt);
 }
 
 bool res_eq(const struct res *a, const struct res *b)

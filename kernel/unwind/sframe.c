@@ -891,14 +891,10 @@ int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
 	return 0;
 }
 
-/*
- * sframe_find() in the section itself. Not inlined: its locals, which
- * the kernel may clear on every call (CONFIG_INIT_STACK_ALL_ZERO), are
- * only set up for the lookups that the row table leaves to it.
- */
-static noinline int sframe_find_section(const struct sframe_table *tbl,
-					unsigned long ip,
-					struct unwind_user_frame *frame)
+/* sframe_find() in the section itself. */
+static int sframe_find_section(const struct sframe_table *tbl,
+			       unsigned long ip,
+			       struct unwind_user_frame *frame)
 {
 	struct sframe_fre fre, found;
 	struct sframe_window w;
@@ -994,11 +990,13 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 	const struct sframe_row *row;
 	int ret;
 
-	ret = sframe_find_row(tbl, ip, &row);
-	if (!ret)
-		sframe_row_unpack(row, frame);
-	if (ret <= 0)
-		return ret;
+	if (tbl->rows) {
+		ret = sframe_find_row(tbl, ip, &row);
+		if (!ret)
+			sframe_row_unpack(row, frame);
+		if (ret <= 0)
+			return ret;
+	}
 	return sframe_find_section(tbl, ip, frame);
 }
 

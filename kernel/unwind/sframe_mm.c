@@ -747,7 +747,8 @@ static int sframe_hint_find(const struct sframe_cache_sec *hint,
 	sec = hint->sec;
 	/* Pairs with sframe_publish(): the row table comes with the bit. */
 	if (hint->key == key && ip >= hint->first && ip <= hint->last &&
-	    test_bit_acquire(SFRAME_SEC_CHECKED, &sec->state)) {
+	    test_bit_acquire(SFRAME_SEC_CHECKED, &sec->state) &&
+	    sec->tbl.rows) {
 		ret = sframe_find_row(&sec->tbl, ip, &row);
 		if (!ret)
 			sframe_row_unpack(row, frame);
@@ -759,8 +760,12 @@ static int sframe_hint_find(const struct sframe_cache_sec *hint,
 /*
  * Look up @ip in the current task's registered sections, of generation
  * @key. @hint, if not NULL, is the CPU's last section found (under its
- * busy count): used if it is there, updated if not. The rule goes to
- * *@rule, or to *@frame if a row cannot hold it (return value 1).
+ * busy count): used if it is there, updated if not.
+ *
+ * Return: 0 with the rule in *@rule (from a row table); 2 with the rule in
+ * *@frame and in *@rule (read from the section); 1 with the rule in
+ * *@frame only (a row cannot hold it); else an error of
+ * sframe_find_user().
  */
 static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
 			 struct sframe_cache_sec *hint, struct sframe_row *rule,
@@ -794,17 +799,19 @@ static int sframe_lookup(struct mm_struct *mm, unsigned long ip, u64 key,
 	}
 
 	/* The row table first: most rules are there. */
-	ret = sframe_find_row(&sec->tbl, ip, &row);
-	if (!ret)
-		*rule = *row;
-	if (ret <= 0)
-		goto out;
+	if (sec->tbl.rows) {
+		ret = sframe_find_row(&sec->tbl, ip, &row);
+		if (!ret)
+			*rule = *row;
+		if (ret <= 0)
+			goto out;
+	}
 	ret = sframe_find(&sec->tbl, ip, frame);
 	/* Only a missing page needs the fault-in; -EBUSY is not one. */
 	if (ret == -EFAULT)
 		sframe_request_work(sec);
-	if (!ret && !sframe_row_pack(frame, rule))
-		ret = 1;
+	if (!ret)
+		ret = sframe_row_pack(frame, rule) ? 2 : 1;
 out:
 	rcu_read_unlock();
 	return ret;
@@ -862,9 +869,12 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 		for (i = 0; i < SFRAME_CACHE_WAYS; i++) {
 			if (set[i].ip == ip && set[i].key == key) {
 				this_cpu_inc(cache->hits);
-				rule = set[i].rule;
-				ret = rule.flags & SFRAME_ROW_NONE ? -ENOENT : 0;
-				goto found;
+				ret = -ENOENT;
+				if (!(set[i].rule.flags & SFRAME_ROW_NONE)) {
+					sframe_row_unpack(&set[i].rule, frame);
+					ret = 0;
+				}
+				goto out;
 			}
 		}
 		this_cpu_inc(cache->misses);
@@ -872,24 +882,22 @@ int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
 
 	answered = false;
 	ret = sframe_lookup(mm, ip, key, hint, &rule, frame);
-	/* Rules a row cannot hold (rare) are not cached. */
-	if (ret == 1) {
-		ret = 0;
-		goto out;
-	}
-	if (set && (!ret || ret == -ENOENT)) {
+	/* Rules a row cannot hold (rare, ret 1) are not cached. */
+	if (set && (!ret || ret == 2 || ret == -ENOENT)) {
 		for (i = SFRAME_CACHE_WAYS - 1; i > 0; i--)
 			set[i] = set[i - 1];
 		set[0].ip = ip;
 		set[0].key = key;
-		if (ret)
+		if (ret < 0)
 			set[0].rule.flags = SFRAME_ROW_NONE;
 		else
 			set[0].rule = rule;
 	}
-found:
 	if (!ret)
 		sframe_row_unpack(&rule, frame);
+	/* Read from the section: *frame has the rule already. */
+	else if (ret > 0)
+		ret = 0;
 out:
 	if (hit)
 		*hit = answered;

@@ -54,7 +54,8 @@ MUTANTS=(
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
 "hint-no-gen@kernel/unwind/sframe_mm.c@'if (hint && hint->key == key && ip >= hint->first'@'if (hint && ip >= hint->first'@unwind_static"
-"hint-no-range@kernel/unwind/sframe_mm.c@'ip >= hint->first && ip <= hint->last) {'@'1) {'@unwind_basic unwind_dlopen"
+"hint-no-range@kernel/unwind/sframe_mm.c@'ip >= hint->first && ip <= hint->last)\n\t\tsec = hint->sec;'@'1)\n\t\tsec = hint->sec;'@unwind_basic unwind_dlopen"
+"table-hint-no-range@kernel/unwind/sframe_mm.c@'if (hint->key == key && ip >= hint->first && ip <= hint->last &&'@'if (hint->key == key &&'@unwind_pie_dso unwind_dlopen"
 )
 
 if [ ! -e "$WT/.git" ]; then

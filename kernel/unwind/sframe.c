@@ -840,7 +840,7 @@ static void sframe_mark_find(const struct sframe_table *tbl, u32 idx,
 /**
  * sframe_find_row() - look up the rule for a user instruction pointer in
  *		       the row table
- * @tbl:	a table set up by sframe_table_init()
+ * @tbl:	a table set up by sframe_table_init(), with a row table
  * @ip:		user instruction pointer
  * @rowp:	set to the row of the rule on success, a row of the table
  *
@@ -850,8 +850,8 @@ static void sframe_mark_find(const struct sframe_table *tbl, u32 idx,
  *
  * Context: any context; the caller keeps the table alive.
  * Return: 0 on success; -ENOENT if @ip is not described by the table; 1 if
- * the rule is to be read from the section (sframe_find()): @tbl has no row
- * table, or its row for @ip cannot hold the rule.
+ * the rule is to be read from the section (sframe_find()): the row for @ip
+ * cannot hold it.
  */
 int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
 		    const struct sframe_row **rowp)
@@ -860,8 +860,6 @@ int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
 	const struct sframe_row *row;
 	u32 b, lo, hi;
 
-	if (!tbl->rows)
-		return 1;
 	if (ip < tbl->text_start || ip >= tbl->text_end)
 		return -ENOENT;
 	b = tbl->nr_blocks - 1;

@@ -9,6 +9,7 @@
  * the non-faulting user access helpers.
  */
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/sframe.h>
 #include <linux/sysctl.h>
 #include <linux/uaccess.h>
@@ -821,9 +822,10 @@ static bool unwind_user_signal(struct unwind_user_state *state)
  * the return address), stack pointer and frame pointer. The walk ends when
  * a frame cannot be read, when the task's SFrame data describes the frame
  * but cannot be used now, when the caller's frame would not be above the
- * current one on the stack, at a return address that is zero or not a user
- * address, after %UNWIND_USER_MAX_DEPTH frames, or when the walk has read
- * SFrame sections as often as it may (once per frame, and a reserve).
+ * current one on the stack, at a return address that is zero, below
+ * mmap_min_addr or not a user address, after %UNWIND_USER_MAX_DEPTH
+ * frames, or when the walk has read SFrame sections as often as it may
+ * (once per frame, and a reserve).
  *
  * Context: any context in which the task's user memory may be accessed
  * without faulting, including NMI.
@@ -889,8 +891,15 @@ int unwind_user_next(struct unwind_user_state *state)
 		goto done;
 
 	ra = unwind_user_uretprobe(state, ra);
-	/* A return address is user text: a stack word that is not ends it. */
-	if (!ra || !access_ok((const void __user *)ra, 1))
+	/*
+	 * A return address is user text: a stack word that is not ends it,
+	 * and so does one below mmap_min_addr, where only a privileged task
+	 * may map anything. SFrame before version 3 cannot mark the
+	 * outermost frame: a program's own _start then has a rule that
+	 * reads argc as its return address.
+	 */
+	if (!ra || ra < mmap_min_addr ||
+	    !access_ok((const void __user *)ra, 1))
 		goto done;
 
 	state->ip = ra;

@@ -1051,20 +1051,34 @@ static bool frame_is(const struct sample *smp, unsigned int i,
 	return sym_is(smp->sym[i], name);
 }
 
-enum chain_match { CHAIN_WRONG, CHAIN_SHORT, CHAIN_COMPLETE };
+/*
+ * After the frames of a whole chain: the C library's entry frames, then
+ * _start (unless the chain named it), then nothing.
+ */
+static enum chain_match chain_end(const struct sample *smp, unsigned int i,
+				  const char *last)
+{
+	while (i < smp->nr && frame_is(smp, i, "@libc.so"))
+		i++;
+	if (i < smp->nr && strcmp(last, "_start") &&
+	    sym_is(smp->sym[i], "_start"))
+		i++;
+	return i == smp->nr && smp->depth == smp->nr ? CHAIN_COMPLETE :
+						       CHAIN_WRONG;
+}
 
 /*
  * Compare the frames of @smp with @expect: a name is one frame of that
- * symbol, "@file" one or more frames in that file. CHAIN_SHORT: the chain
- * ended, right as far as it went.
+ * symbol, "@file" one or more frames in that file, CHAIN_END the end.
  */
-static enum chain_match chain_match(const struct sample *smp,
-				    const char *const *expect,
-				    unsigned int depth)
+enum chain_match chain_match(const struct sample *smp,
+			     const char *const *expect, unsigned int depth)
 {
 	unsigned int i = 0, k;
 
 	for (k = 0; k < depth; k++) {
+		if (!strcmp(expect[k], CHAIN_END))
+			return chain_end(smp, i, k ? expect[k - 1] : "");
 		if (i >= smp->nr)
 			return smp->depth == smp->nr ? CHAIN_SHORT : CHAIN_WRONG;
 		if (!frame_is(smp, i++, expect[k]))
@@ -1251,7 +1265,9 @@ bool chain_report(const char *label, const struct sampler *s,
 
 	for (i = 0; i < depth && off < sizeof(want); i++)
 		off += snprintf(want + off, sizeof(want) - off, "%s%s",
-				i ? " <- " : "", expect[i]);
+				i ? " <- " : "",
+				strcmp(expect[i], CHAIN_END) ? expect[i] :
+				"[C library entry frames, _start] (end)");
 	diag("%s: expect %s\n", label, want);
 	diag("%s: %lu/%lu complete (%.1f%%) [%lu samples, %lu warm-up, %llu lost]%s\n",
 	     label, st->complete, st->leaf,

@@ -157,8 +157,20 @@ int sampler_find_mapping(const struct sampler *s, const char *file_suffix,
 /*
  * Expected chains are given leaf first: { "c", "b", "a", "main" }; an entry
  * "@libc.so" stands for one or more frames in a file whose name starts
- * with "libc.so".
+ * with "libc.so".  A last entry CHAIN_END makes it a whole chain: after
+ * the other entries only the C library's entry frames (frames in libc.so,
+ * then _start) may follow, and the chain must end there.
  */
+#define CHAIN_END		"$"
+
+enum chain_match { CHAIN_WRONG, CHAIN_SHORT, CHAIN_COMPLETE };
+
+/*
+ * CHAIN_COMPLETE: @smp's frames are @expect; CHAIN_SHORT: its chain ended
+ * early, right as far as it went; CHAIN_WRONG: anything else.
+ */
+enum chain_match chain_match(const struct sample *smp,
+			     const char *const *expect, unsigned int depth);
 void chain_count(const struct sampler *s, const struct sample_filter *f,
 		 const char *const *expect, unsigned int depth,
 		 uint64_t warmup_ns, struct chain_stats *st);

@@ -23,20 +23,7 @@
 #define PROCESSES	100
 #define CPU_MS		10
 
-static const char *const expect[] = { "c", "b", "a", "main" };
-
-/* 0: the whole chain; 1: a prefix of it, then the end; -1: a wrong frame */
-static int chain_class(const struct sample *smp)
-{
-	unsigned int i, n = ARRAY_SIZE(expect);
-
-	for (i = 0; i < n && i < smp->nr; i++)
-		if (!smp->sym[i] || strcmp(smp->sym[i], expect[i]))
-			return -1;
-	if (i == n)
-		return 0;
-	return smp->depth == smp->nr ? 1 : -1;
-}
+static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 /*
  * 100 execs take minutes on a debug kernel under emulation: the guest's
@@ -76,10 +63,10 @@ TEST_F_TIMEOUT(coldstart, cold_start, 450)
 		    strcmp(smp->sym[0], expect[0]))
 			continue;
 		leaf++;
-		class = chain_class(smp);
-		complete += class == 0;
-		truncated += class == 1;
-		wrong += class < 0;
+		class = chain_match(smp, expect, ARRAY_SIZE(expect));
+		complete += class == CHAIN_COMPLETE;
+		truncated += class == CHAIN_SHORT;
+		wrong += class == CHAIN_WRONG;
 		for (j = 0; j < procs; j++)
 			if (first[j].pid == smp->pid)
 				break;
@@ -93,7 +80,7 @@ TEST_F_TIMEOUT(coldstart, cold_start, 450)
 		}
 	}
 	for (j = 0; j < procs; j++)
-		first_complete += first[j].class == 0;
+		first_complete += first[j].class == CHAIN_COMPLETE;
 	wl_cleanup(&w);
 
 	diag("%lu processes sampled in c; their first sample complete in %lu\n",

@@ -43,7 +43,7 @@
 #include "sampler.h"
 #include "workload.h"
 
-static const char *const expect[] = { "c", "b", "a", "main" };
+static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 /* Offset of the first executable segment of @fd, or -1. */
 static off_t text_offset(int fd)

@@ -20,11 +20,11 @@
 typedef void (*entry_fn)(sig_atomic_t *stop);
 
 static const char *const expect_a[] = {
-	"sfa_leaf", "sfa_mid", "sfa_entry", "main"
+	"sfa_leaf", "sfa_mid", "sfa_entry", "main", CHAIN_END
 };
 
 static const char *const expect_b[] = {
-	"fpb_leaf", "fpb_mid", "fpb_entry", "main"
+	"fpb_leaf", "fpb_mid", "fpb_entry", "main", CHAIN_END
 };
 
 static noinline __noclone entry_fn load(const char *name, const char *sym,

@@ -15,7 +15,7 @@
 #include "sampler.h"
 #include "workload.h"
 
-static const char *const expect[] = { "c", "b", "a", "main" };
+static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 TEST(sframe_fork)
 {

@@ -20,8 +20,8 @@
  *   writable segment (the file holds a valid copy there).
  *
  * Valid structure, hostile rules for hl_leaf (the kernel uses the section:
- * the "good" chains are complete; every chain through hl_leaf must stop
- * at once):
+ * the "good" chains are complete; every chain of a sample in hl_step, which
+ * hl_leaf calls with the frame pointer register set, must stop at hl_leaf):
  *   CFA at a kernel address, at 0, below SP, at SP, and a frame that is its
  *   own caller.
  *
@@ -953,30 +953,28 @@ static unsigned long kernel_entries(const struct sampler *s, pid_t pid,
 }
 
 /*
- * Samples whose stored frames include hl_leaf: how many, and how many of
- * them end at most @extra frames after it.
+ * Samples taken in hl_step, called by hl_leaf with the frame pointer
+ * register at the test's value (unlike samples in hl_leaf's own prologue
+ * and epilogue): how many, and how many of them end at hl_leaf or at most
+ * @extra frames after it.
  */
 static void leaf_stop_count(const struct sampler *s, pid_t pid,
 			    unsigned int extra, unsigned long *seen,
 			    unsigned long *stopped)
 {
 	size_t k;
-	unsigned int i;
 
 	*seen = 0;
 	*stopped = 0;
 	for (k = 0; k < s->nr_samples; k++) {
 		const struct sample *smp = &s->samples[k];
 
-		if (smp->pid != pid)
-			continue;
-		for (i = 0; i < smp->nr; i++)
-			if (smp->sym[i] && !strcmp(smp->sym[i], "hl_leaf"))
-				break;
-		if (i == smp->nr)
+		if (smp->pid != pid || !smp->nr || !smp->sym[0] ||
+		    strcmp(smp->sym[0], "hl_step"))
 			continue;
 		(*seen)++;
-		if (smp->depth <= i + 1 + extra)
+		if (smp->nr > 1 && smp->sym[1] &&
+		    !strcmp(smp->sym[1], "hl_leaf") && smp->depth <= 2 + extra)
 			(*stopped)++;
 	}
 }
@@ -1235,6 +1233,8 @@ TEST_F(hostile, run)
 	goals[2] = (struct phase_goal){ .f = f, .leaf = expect_host[0] };
 	if (variant->expect == HE_USED)
 		goals[2].or_leaf = expect_step[0];
+	if (variant->expect == HE_STOP)
+		goals[2].leaf = expect_step[0];
 	nr_goals = variant->expect == HE_USED || variant->expect == HE_STOP ?
 		   3 : 2;
 	EXPECT_EQ(0, wl_phase_until(&w, &o, goals, nr_goals));
@@ -1279,16 +1279,11 @@ TEST_F(hostile, run)
 			diag("the section was not used\n");
 		}
 		leaf_stop_count(&w.s, w.pid, variant->extra, &seen, &stopped);
-		diag("hostile: %lu/%lu samples through hl_leaf end within %u frame(s) after it\n",
+		diag("hostile: %lu/%lu samples in hl_step end within %u frame(s) after hl_leaf\n",
 		     stopped, seen, variant->extra);
 		host_report(&w.s, &f, &o);
 		EXPECT_GE(seen, o.min_leaf);
-		/*
-		 * At least UNWIND_COMPLETE_PCT: on arm64 with 2 CPUs, 20 of
-		 * 933 samples through hl_leaf once went on to start_thread
-		 * (cfa_zero), as if the frame pointer were not 0 there.
-		 */
-		EXPECT_GE(stopped * 100, seen * UNWIND_COMPLETE_PCT);
+		EXPECT_EQ(stopped, seen);
 		break;
 	case HE_REWRITE:
 		/*

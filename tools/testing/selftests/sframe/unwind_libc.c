@@ -90,17 +90,18 @@ struct lc_case {
 	/* libc function where the leaf samples must be, or NULL */
 	const char *libc_fn;
 	/* expected chain, leaf first */
-	const char *expect[6];
+	const char *expect[7];
 	unsigned int depth;
 };
 
 static const struct lc_case lc_cases[] = {
 	{ "memcpy", lc_memcpy, "memcpy",
-	  { "@libc.so", "lc_memcpy", "lc_work", "lc_a", "main" }, 5 },
+	  { "@libc.so", "lc_memcpy", "lc_work", "lc_a", "main", CHAIN_END }, 6 },
 	{ "strlen", lc_strlen, "strlen",
-	  { "@libc.so", "lc_strlen", "lc_work", "lc_a", "main" }, 5 },
+	  { "@libc.so", "lc_strlen", "lc_work", "lc_a", "main", CHAIN_END }, 6 },
 	{ "qsort", lc_qsort, NULL,
-	  { "lc_cmp", "@libc.so", "lc_qsort", "lc_work", "lc_a", "main" }, 6 },
+	  { "lc_cmp", "@libc.so", "lc_qsort", "lc_work", "lc_a", "main",
+	    CHAIN_END }, 7 },
 };
 
 static const struct lc_case *lc_find(const char *mode)

@@ -37,7 +37,7 @@
 /* Bad return addresses shown in detail */
 #define BAD_SHOW		5
 
-static const char *const expect[] = { "c", "b", "a", "main" };
+static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 struct ra_stats {
 	unsigned long samples;	/* leaf samples looked at */

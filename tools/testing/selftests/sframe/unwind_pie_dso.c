@@ -13,7 +13,7 @@
 void dso_entry(void (*cb)(void));
 
 static const char *const expect[] = {
-	"exe_leaf", "exe_callback", "dso_entry", "main"
+	"exe_leaf", "exe_callback", "dso_entry", "main", CHAIN_END
 };
 
 noinline __noclone void exe_leaf(void)

@@ -828,9 +828,9 @@ TEST_F_TIMEOUT(registry, failslab, 600)
  * them, so the section is as large as they are), validated when its text
  * is mapped.  A task maps it and lets the validation finish (the section
  * is valid, and that is how long it takes); another task maps a fresh copy
- * and is killed when it has spent half that system time in the kernel: it
- * must die, without its validation counted as done.  How long the kill
- * took is reported.
+ * and is killed when it has spent an eighth of that system time in the
+ * kernel: it must die, without its validation counted as done.  How long
+ * the kill took is reported.
  */
 #define KILL_FDES	512
 #define KILL_ROWS	8192	/* per descriptor, ADDR2 rows of 3 bytes */
@@ -959,12 +959,16 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
 	close(fd);
 	ASSERT_EQ(validated + 1, sframe_stat("validated"));
 	/* too fast a machine for the rest: the kill could not land inside */
-	if (full < 4) {
+	if (full < 16) {
 		free(sec);
 		SKIP(return, "the validation took %ld ticks of system time", full);
 	}
 
-	/* a fresh copy (not known validated), killed halfway */
+	/*
+	 * A fresh copy (not known validated), killed an eighth of the way
+	 * in: on an emulated CPU beside other work the ticks of the first
+	 * run can count double, and the kill must still land inside.
+	 */
 	fd = sframe_file(size, sec, len, sec_len);
 	free(sec);
 	ASSERT_LE(0, fd);
@@ -981,7 +985,7 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
 			kill(pid, SIGKILL);
 		s = task_stime(pid);
 		ASSERT_LE(0, s);
-		if (s - s0 >= full / 2)
+		if (s - s0 >= full / 8)
 			break;
 		ASSERT_GT(120e3, ms_since(&t0))
 			kill(pid, SIGKILL);

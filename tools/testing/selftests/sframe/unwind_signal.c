@@ -32,11 +32,12 @@
 #endif
 
 static const char *const sig_expect[] = {
-	"h_leaf", "h_mid", "sig_handler", SIGTRAMP, "s_leaf", "s_mid", "main"
+	"h_leaf", "h_mid", "sig_handler", SIGTRAMP, "s_leaf", "s_mid", "main",
+	CHAIN_END
 };
 
 static const char *const vdso_expect[] = {
-	"@[vdso]", "v_leaf", "v_mid", "main"
+	"@[vdso]", "v_leaf", "v_mid", "main", CHAIN_END
 };
 
 noinline __noclone void h_leaf(void)

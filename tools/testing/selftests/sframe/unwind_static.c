@@ -12,7 +12,7 @@
 #include "sampler.h"
 #include "workload.h"
 
-static const char *const expect[] = { "c", "b", "a", "main", "_start" };
+static const char *const expect[] = { WL_CHAIN, "_start", CHAIN_END };
 
 TEST(sframe_static)
 {

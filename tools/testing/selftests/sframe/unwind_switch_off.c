@@ -11,7 +11,7 @@
 #include "sampler.h"
 #include "workload.h"
 
-static const char *const expect[] = { "c", "b", "a", "main" };
+static const char *const expect[] = { WL_CHAIN };
 
 FIXTURE(sysctl_off) {
 	int saved;

@@ -14,7 +14,9 @@
 
 #define NR_THREADS	4
 
-static const char *const expect[] = { "c", "b", "a", "thread_fn" };
+static const char *const expect[] = {
+	"c", "b", "a", "thread_fn", CHAIN_END
+};
 
 static noinline __noclone void *thread_fn(void *arg)
 {

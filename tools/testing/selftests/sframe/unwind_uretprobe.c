@@ -23,7 +23,7 @@
 
 #define UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
 
-static const char *const expect[] = { "c", "b", "a", "main" };
+static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 struct text_addr {
 	unsigned long addr;	/* run-time address */

@@ -36,7 +36,8 @@ extern sig_atomic_t workload_stop;
 const char *wl_mode(int argc, char **argv);
 void wl_init(void);
 
-/* main -> a -> b -> c, spinning in c */
+/* main -> a -> b -> c, spinning in c; its chain, leaf first */
+#define WL_CHAIN	"c", "b", "a", "main"
 void a(void);
 void b(void);
 void c(void);

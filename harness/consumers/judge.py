@@ -29,8 +29,10 @@ SPIN = [["c", "b", "a", "main"]]
 MIN_EVENTS = {"writer": 1000, "spin": 300}
 
 
-def matches(frames, expect):
-    """frames: [(symbol or None, file or None)], leaf first."""
+def matches(frames, expect, whole=False):
+    """frames: [(symbol or None, file or None)], leaf first. whole: after
+    expect, only the C library's entry frames (frames in libc.so, then
+    _start), then the chain's end (as CHAIN_END in the selftests)."""
     i = 0
     for e in expect:
         if i >= len(frames):
@@ -44,6 +46,12 @@ def matches(frames, expect):
             if frames[i][0] != e:
                 return False
             i += 1
+    if whole:
+        while i < len(frames) and (frames[i][1] or "").startswith("libc.so"):
+            i += 1
+        if i < len(frames) and frames[i][0] == "_start":
+            i += 1
+        return i == len(frames)
     return True
 
 
@@ -127,7 +135,9 @@ def judge(label, chains, kind, mode):
         chains = Counter({c: n for c, n in chains.items()
                           if c and c[0][0] == "c"})
         total = sum(chains.values())
-    per = [sum(n for c, n in chains.items() if matches(c, e)) for e in expects]
+    # on: whole chains and their end; off: not even the path's start
+    per = [sum(n for c, n in chains.items() if matches(c, e, mode == "on"))
+           for e in expects]
     whole = sum(per)
     if mode == "on":
         ok = (total >= MIN_EVENTS[kind] and whole * 1000 >= total * 990 and

@@ -48,7 +48,7 @@ for mode in on off; do
 	run bt-prof $mode "$bt/bpftrace" \
 		-c "$prog --workload spin:600000" -e \
 		'profile:hz:999 /pid == cpid/ {
-			@[ustack] = count(); @n++; if (@n >= 500) { exit(); } }'
+			@[ustack] = count(); @n++; if (@n >= 1500) { exit(); } }'
 	unset LD_LIBRARY_PATH WL_MAPS
 done
 echo 1 >$sysctl

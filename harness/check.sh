@@ -11,9 +11,8 @@
 #              aarch64-linux-gnu-gcc), then one guest boot that runs the
 #              selftests (per-test timeout), the perf test (skipped when the
 #              guest has no perf), and KUnit (which ran at boot; read from
-#              the kernel log); and a second guest on ALT_SMP CPUs,
-#              booted beside the first, that runs the selftests again
-#              (1 CPU and 2 CPUs, by default)
+#              the kernel log); then a second boot on ALT_SMP CPUs that
+#              runs the selftests again (1 CPU, then 2, by default)
 #   readme     the README's commands as written (harness/readme-smoke.sh),
 #              on the first ARCH, after its guest group (beside the other
 #              arch's) and the host tests
@@ -330,20 +329,6 @@ group_arch() {
 
 	# One boot for everything. Whole-run limit: every test at its limit.
 	local run=$A/run timeout=$(( ${#names[@]} * (limit + 10) + 1200 )) gstart=$SECONDS
-
-	# The selftests again, on the other number of CPUs, in a second guest
-	# booted beside the first (CHECK_PARALLEL=0: after it).
-	local alt_pid= share2=$A/share-smp$ALT_SMP run2=$A/run-smp$ALT_SMP
-	if [ -n "$ALT_SMP" ] && [ ${#names[@]} -gt 0 ]; then
-		rm -rf "$share2"
-		mkdir -p "$share2"
-		cp -a "$share/selftests" "$share2/"
-		if [ "${CHECK_PARALLEL:-1}" = 1 ]; then
-			alt_boot "$arch" "$kernel" "$timeout" "$share2" "$run2" "$A" &
-			alt_pid=$!
-		fi
-	fi
-
 	echo "# booting the $arch guest (${#names[@]} selftests, perf test; limit ${timeout}s)"
 	if KERNEL=$kernel QUIET_STATUS=1 RUN_DIR=$run TIMEOUT=$timeout "$TOP/harness/qemu-run.sh" "$arch" "$share" \
 		'sh /harness/run-tests.sh /host' >"$A/guest.log" 2>&1; then
@@ -440,17 +425,18 @@ group_arch() {
 	echo "# $arch logs: $A (console: $run/console.log, kernel log: $kernel_log)"
 	echo "# $arch: $((SECONDS - start)) s (kernel build, selftests build, guest run $((SECONDS - gstart)) s)"
 
-	# The selftests on the other number of CPUs (booted above).
+	# The selftests again, on the other number of CPUs.
 	if [ -n "$ALT_SMP" ] && [ ${#names[@]} -gt 0 ]; then
-		local label2="$label, $ALT_SMP CPUs" rc2 secs2
-		if [ -n "$alt_pid" ]; then
-			wait "$alt_pid" || true
-		else
-			alt_boot "$arch" "$kernel" "$timeout" "$share2" "$run2" "$A"
-		fi
-		read -r rc2 secs2 <"$A/guest-smp$ALT_SMP.status" || rc2=1
-		if [ "$rc2" = 0 ]; then
-			ok "$label2: guest boot and test run completed ($secs2 s)"
+		local share2=$A/share-smp$ALT_SMP run2=$A/run-smp$ALT_SMP
+		local label2="$label, $ALT_SMP CPUs"
+		mkdir -p "$share2"
+		cp -a "$share/selftests" "$share2/"
+		gstart=$SECONDS
+		echo "# booting the $arch guest again with $ALT_SMP CPUs (the ${#names[@]} selftests)"
+		if QEMU_SMP=$ALT_SMP KERNEL=$kernel QUIET_STATUS=1 RUN_DIR=$run2 TIMEOUT=$timeout \
+			"$TOP/harness/qemu-run.sh" "$arch" "$share2" 'sh /harness/run-tests.sh /host' \
+			>"$A/guest-smp$ALT_SMP.log" 2>&1; then
+			ok "$label2: guest boot and test run completed ($((SECONDS - gstart)) s)"
 		else
 			not_ok "$label2: guest boot and test run completed"
 			tail -n 40 "$A/guest-smp$ALT_SMP.log" | comment
@@ -458,17 +444,6 @@ group_arch() {
 		judge_selftests "$label2" "$share2" "$limit" "${names[@]}"
 		judge_kernel_log "$label2" "$run2/dmesg.txt"
 	fi
-}
-
-# alt_boot ARCH KERNEL TIMEOUT SHARE RUN_DIR A: the selftests in a guest
-# with ALT_SMP CPUs; "STATUS SECONDS" in A/guest-smpN.status.
-alt_boot() {
-	local t0=$SECONDS rc=0
-	echo "# booting the $1 guest with $ALT_SMP CPUs (its selftests)"
-	QEMU_SMP=$ALT_SMP KERNEL=$2 QUIET_STATUS=1 RUN_DIR=$5 TIMEOUT=$3 \
-		"$TOP/harness/qemu-run.sh" "$1" "$4" 'sh /harness/run-tests.sh /host' \
-		>"$6/guest-smp$ALT_SMP.log" 2>&1 || rc=$?
-	echo "$rc $((SECONDS - t0))" >"$6/guest-smp$ALT_SMP.status"
 }
 
 # ---------------------------------------------------------------- cross-check

@@ -25,6 +25,8 @@
 
 char hl_wbuf[HL_WBUF_SIZE] = { 1 };
 
+#define HL_STEP_SPINS	4096
+
 #if defined(__x86_64__)
 #define HL_FP_REG	"rbp"
 #define HL_MOV_FROM_FP	"mov %%rbp, %0"
@@ -51,9 +53,16 @@ static inline void hl_set_fp(unsigned long v)
 	asm volatile(HL_MOV_TO_FP : : "r"(v) : HL_FP_REG, "memory");
 }
 
+/*
+ * Where the hostile thread spends nearly all its time, so that the samples
+ * the hostile-rule cases count come at nearly the sampling rate.
+ */
 static noinline __noclone void hl_step(sig_atomic_t *stop)
 {
-	wl_use(stop);
+	unsigned int i;
+
+	for (i = 0; i < HL_STEP_SPINS && !*stop; i++)
+		wl_use(stop);
 }
 
 /*

@@ -5,7 +5,10 @@
 #                                  supported arch
 #
 # Groups, in order:
-#   series     harness/series.sh verify (if that script exists)
+#   series     harness/series.sh verify (if that script exists), then in
+#              the first arch's job harness/series-check.sh (checkpatch,
+#              kernel-doc, MAINTAINERS, per-patch x86_64 builds; the arm64
+#              build is the arm64 group's kernel build)
 #   hosttest   make -C harness/hosttest check (if it has a Makefile)
 #   per ARCH   kernel build, selftest build (arm64: cross-built with
 #              aarch64-linux-gnu-gcc), then one guest boot that runs the
@@ -264,10 +267,11 @@ group_arch() {
 
 	# Kernel and initramfs.
 	log=$A/kernel.log
-	local kname="$label: kernel build"
+	local kname="$label: kernel build" how=
 	[ "${SFRAME_CONFIG:-}" = none ] && kname="$kname (SFRAME_CONFIG=none: without sframe.config)"
+	[ -z "${KERNEL_VARIANT:-}" ] && [ "${WERROR:-1}" = 1 ] && how=", -Werror"
 	if "$TOP/harness/build-kernel.sh" "$arch" >"$log" 2>&1; then
-		ok "$kname"
+		ok "$kname ($((SECONDS - start)) s$how)"
 		kernel=$(kernel_image "$arch")
 	else
 		not_ok "$kname"
@@ -470,9 +474,11 @@ group_xcheck() {
 # checkpatch --strict per patch, kernel-doc, MAINTAINERS, per-patch builds.
 group_series_check() {
 	local log=$C/series-check.log rc=0
-	local opt=
-	[ "${CHECK_SERIES_BUILD:-1}" = 0 ] && opt=--no-build
-	"$TOP/harness/series-check.sh" $opt >"$log" 2>&1 || rc=$?
+	local opt=()
+	[ "${CHECK_SERIES_BUILD:-1}" = 0 ] && opt+=(--no-build)
+	# the arm64 guest group builds the same kernel, with -Werror
+	case " ${ARCHES[*]} " in *" arm64 "*) opt+=(--no-arm64) ;; esac
+	"$TOP/harness/series-check.sh" "${opt[@]}" >"$log" 2>&1 || rc=$?
 	retap series "$log" comments
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
 		not_ok "series: harness/series-check.sh (exit status $rc)"
@@ -522,7 +528,20 @@ group_guest_readme() {
 		sleep 5
 		waited=$((waited + 5))
 	done
-	timed group_readme "$1"
+	if [ -e "$C/hosttest.done" ]; then
+		timed group_readme "$1"
+	else
+		not_ok "README ($1): not run (the host tests did not end within $waited s)"
+	fi
+}
+
+# The series checks (checkpatch, kernel-doc, the per-patch x86_64 builds)
+# come first in the first arch's job: the arm64 job, the longest, starts
+# at once with its own kernel build, which is also the series' arm64
+# build check (harness/series-check.sh --no-arm64).
+group_series_then() {
+	timed group_series_check
+	"$@"
 }
 
 group_hosttest_done() {
@@ -531,15 +550,18 @@ group_hosttest_done() {
 }
 
 run_groups() {
-	local g logs=() jobs=() first=guest
+	local g logs=() jobs=() first=guest series=
 	rm -f "$C/hosttest.done"
 	if [ -z "${KERNEL_VARIANT:-}" ]; then
-		jobs+=("hosttest group_hosttest_done")
 		! readme_wanted || first=guest_readme
+		series="group_series_then "
 	fi
 	for arch in "${ARCHES[@]}"; do
-		jobs+=("$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT} group_$first $arch")
+		jobs+=("$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT} $series""group_$first $arch")
 		first=guest
+		series=
+		[ ${#jobs[@]} != 1 ] || [ -n "${KERNEL_VARIANT:-}" ] ||
+			jobs+=("hosttest group_hosttest_done")
 	done
 	for g in "${jobs[@]}"; do
 		logs+=("$C/group-${g%% *}.tap")
@@ -575,10 +597,12 @@ group_readme() {
 }
 
 echo "TAP version 13"
-if [ -z "${KERNEL_VARIANT:-}" ]; then
-	group_series
-	timed group_series_check
+# The kernel tree, once, before the jobs that build from it start.
+if ! "$TOP/harness/base.sh" >"$C/base.log" 2>&1; then
+	not_ok "kernel tree (harness/base.sh)"
+	tail -n 20 "$C/base.log" | comment
 fi
+[ -n "${KERNEL_VARIANT:-}" ] || group_series
 run_groups
 echo "1..$N"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"

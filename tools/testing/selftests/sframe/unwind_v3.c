@@ -21,7 +21,8 @@
 void dso_entry(void (*cb)(void));
 
 static const char *const expect[] = {
-	"v3_leaf", "v3_callback", "dso_entry", "v3_realign", "v3_outer", "main"
+	"v3_leaf", "v3_callback", "dso_entry", "v3_realign", "v3_outer", "main",
+	CHAIN_END
 };
 
 noinline __noclone void v3_leaf(void)

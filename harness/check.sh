@@ -187,6 +187,21 @@ v3_fixture() {
 	cp "$fix/$arch/unwind_v3" "$fix/$arch/libsf_v3.so" "$dir/" || return 1
 }
 
+# failed_cases OUT: the end of each failed case's output (its last 12
+# lines, up to its "not ok" line; at most 4 cases), so that a cut log
+# still names them; the end of the output if no case failed (a crash).
+failed_cases() {
+	if grep -q '^not ok ' "$1"; then
+		awk '/^# +RUN / { n = 0 }
+		     { b[n++ % 12] = $0 }
+		     /^not ok / && shown++ < 4 {
+			for (i = (n > 12 ? n - 12 : 0); i < n; i++) print b[i % 12]
+		     }' "$1"
+	else
+		tail -n 25 "$1"
+	fi
+}
+
 # judge_selftests LABEL SHARE LIMIT NAME...: one TAP line per selftest
 # program, from the results a guest left in SHARE/results.
 judge_selftests() {
@@ -233,7 +248,7 @@ judge_selftests() {
 			[ "$rc" -gt 128 ] && [ "$why" = "exit status $rc" ] &&
 				why="killed by signal $((rc - 128))"
 			not_ok "$label: selftest $t ($why; $fails of $((oks + fails)) cases failed)"
-			tail -n 25 "$r.out" | comment
+			failed_cases "$r.out" | comment
 			;;
 		esac
 	done

@@ -573,10 +573,9 @@ run_groups() {
 	fi
 	for arch in "${ARCHES[@]}"; do
 		jobs+=("$arch${KERNEL_VARIANT:+-$KERNEL_VARIANT} $series""group_$first $arch")
-		first=guest
-		series=
-		[ ${#jobs[@]} != 1 ] || [ -n "${KERNEL_VARIANT:-}" ] ||
-			jobs+=("hosttest group_hosttest_done")
+		# the host tests right after the job with the series checks
+		[ -z "$series" ] || jobs+=("hosttest group_hosttest_done")
+		first=guest series=
 	done
 	for g in "${jobs[@]}"; do
 		logs+=("$C/group-${g%% *}.tap")

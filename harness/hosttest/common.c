@@ -262,125 +262,79 @@ struct kt_stats kt_stats;
 /* Free what an earlier kt_validate() left. */
 static void kt_drop_validation(struct ktable *kt)
 {
-	free(kt->marks);
-	kt->marks = NULL;
-	kt->nr_marks = 0;
-	free(kt->index);
-	kt->index = NULL;
-	kt->nr_index = 0;
-	free(kt->rows);
-	kt->rows = NULL;
-	kt->nr_rows = 0;
-	free(kt->blocks);
-	kt->blocks = NULL;
-	kt->nr_blocks = 0;
+	free(kt->rules_mem);
+	kt->rules_mem = NULL;
+	kt->built = false;
+	kt->tbl.rules = NULL;
+	memset(&kt->rules, 0, sizeof(kt->rules));
 }
 
 /*
- * Validated as the kernel does, with room for the row marks, the function
- * index and the row table; a valid section keeps them, and kt_find()
- * checks them against lookups without.
+ * Validated and built as the kernel does (sframe_shared_build()), with
+ * room for the largest table; a valid section keeps its table.
  */
 int kt_validate(struct ktable *kt)
 {
-	struct sframe_validation v = { 0 };
-	unsigned int nr_index = sframe_index_size(&kt->tbl);
-	unsigned int max_rows = sframe_max_rows(&kt->tbl);
-	int ret;
+	struct sframe_build b = { 0 };
+	u32 nr_blocks;
+	size_t size;
+	u8 shift;
+	int ret = -ENOMEM;
 
-	v.max_marks = sframe_max_marks(&kt->tbl);
-	if (v.max_marks)
-		v.marks = calloc(v.max_marks, sizeof(*v.marks));
-	if (nr_index)
-		v.index = calloc(nr_index, sizeof(*v.index));
-	if (max_rows)
-		v.rows = calloc(max_rows, sizeof(*v.rows));
-	hostshim_allow(kt->buf, kt->buf + kt->size);
-	ret = sframe_table_validate_resume(&kt->tbl, &v);
-	hostshim_allow_none();
 	kt_drop_validation(kt);
-	if (ret || v.rows_bad || !v.nr_rows) {
-		free(v.rows);
-		v.rows = NULL;
+	b.max_rows = sframe_max_rows(&kt->tbl);
+	b.hash_bits = sframe_hash_bits(&kt->tbl);
+	b.pc = calloc(b.max_rows + 1, sizeof(*b.pc));
+	b.rule = calloc(b.max_rows + 1, sizeof(*b.rule));
+	b.rules = calloc(sframe_max_rules(&kt->tbl) + 1, sizeof(*b.rules));
+	b.hash = calloc((size_t)1 << b.hash_bits, sizeof(*b.hash));
+	b.funcs = calloc(kt->tbl.num_fdes + 1, sizeof(*b.funcs));
+	if (b.pc && b.rule && b.rules && b.hash && b.funcs) {
+		hostshim_allow(kt->buf, kt->buf + kt->size);
+		ret = sframe_table_build(&kt->tbl, &b);
+		hostshim_allow_none();
 	}
-	if (ret || !v.nr_marks)
-		free(v.marks);
-	if (ret || v.index_bad)
-		free(v.index);
-	if (ret)
-		return ret;
-	if (v.nr_marks) {
-		kt->marks = v.marks;
-		kt->nr_marks = v.nr_marks;
+	if (!ret) {
+		size = sframe_rules_size(&b, &nr_blocks, &shift);
+		kt->rules_mem = malloc(size ? size : 1);
+		if (!kt->rules_mem) {
+			ret = -ENOMEM;
+		} else {
+			sframe_rules_fill(&kt->rules, kt->rules_mem, &kt->tbl,
+					  &b, nr_blocks, shift);
+			kt->tbl.rules = &kt->rules;
+			kt->built = true;
+			kt_stats.tables++;
+			kt_stats.rows += b.nr_rows;
+			kt_stats.rules += b.nr_rules;
+		}
 	}
-	if (v.index && !v.index_bad) {
-		kt->index = v.index;
-		kt->nr_index = nr_index;
-		kt->index_shift = sframe_index_shift(&kt->tbl);
-	}
-	if (v.rows) {
-		kt->rows = v.rows;
-		kt->nr_rows = v.nr_rows;
-		kt->nr_blocks = sframe_row_blocks(v.rows, v.nr_rows,
-						  &kt->block_shift);
-		kt->blocks = calloc(kt->nr_blocks, sizeof(*kt->blocks));
-		if (!kt->blocks)
-			return -ENOMEM;
-		sframe_row_index(kt->rows, kt->nr_rows, kt->blocks,
-				 kt->nr_blocks, kt->block_shift);
-	}
-	return 0;
-}
-
-void kt_attach(struct ktable *kt, bool marks, bool rows)
-{
-	kt->tbl.rows = rows ? kt->rows : NULL;
-	kt->tbl.nr_rows = rows ? kt->nr_rows : 0;
-	kt->tbl.blocks = rows ? kt->blocks : NULL;
-	kt->tbl.nr_blocks = rows ? kt->nr_blocks : 0;
-	kt->tbl.block_shift = rows ? kt->block_shift : 0;
-	kt->tbl.marks = marks ? kt->marks : NULL;
-	kt->tbl.nr_marks = marks ? kt->nr_marks : 0;
-	kt->tbl.index = marks ? kt->index : NULL;
-	kt->tbl.nr_index = marks ? kt->nr_index : 0;
-	kt->tbl.index_shift = marks ? kt->index_shift : 0;
-}
-
-static int kt_find_marks(struct ktable *kt, uint64_t pc,
-			 struct unwind_user_frame *f, bool marks, bool rows)
-{
-	int ret;
-
-	kt_attach(kt, marks, rows);
-	hostshim_allow(kt->buf, kt->buf + kt->size);
-	hostshim_set_atomic(true);
-	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
-	hostshim_set_atomic(false);
-	hostshim_allow_none();
+	free(b.pc);
+	free(b.rule);
+	free(b.rules);
+	free(b.hash);
+	free(b.funcs);
+	kt->build_rc = ret;
 	return ret;
 }
 
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 {
-	struct res a = { 0 }, b = { 0 }, c = { 0 };
+	int ret;
 
-	a.rc = kt_find_marks(kt, pc, &a.f, true, true);
-	if (kt->marks || kt->index || kt->rows) {
-		kt_stats.marked_lookups += !!kt->marks;
-		kt_stats.indexed_lookups += !!kt->index;
-		kt_stats.tabled_lookups += !!kt->rows;
-		b.rc = kt_find_marks(kt, pc, &b.f, false, false);
-		c.rc = kt_find_marks(kt, pc, &c.f, true, false);
-		if (!res_eq(&a, &b) || !res_eq(&c, &b)) {
-			kt_stats.mark_mismatches++;
-			fprintf(stderr, "%#llx: with %u rows, %u marks and %u index entries %s, without the rows %s, without any %s\n",
-				(unsigned long long)pc, kt->nr_rows,
-				kt->nr_marks, kt->nr_index, res_str(&a),
-				res_str(&c), res_str(&b));
-		}
-	}
-	*f = a.f;
-	return a.rc;
+	if (kt->init_rc)
+		return kt->init_rc;
+	if (!kt->built && !kt->build_rc)
+		kt_validate(kt);
+	if (!kt->built)
+		return kt->build_rc;
+	/* The table alone: no read of the section may happen. */
+	hostshim_allow_none();
+	hostshim_set_atomic(true);
+	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
+	hostshim_set_atomic(false);
+	kt_stats.lookups++;
+	return ret;
 }
 
 void kt_free(struct ktable *kt)

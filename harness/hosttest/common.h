@@ -73,27 +73,18 @@ struct ktable {
 	uint64_t vaddr;
 	struct sframe_table tbl;
 	int init_rc;
-	struct sframe_row_mark *marks;	/* left by kt_validate() */
-	unsigned int nr_marks;
-	int32_t *index;			/* function index, likewise */
-	unsigned int nr_index;
-	uint8_t index_shift;
-	struct sframe_row *rows;	/* row table, likewise */
-	unsigned int nr_rows;
-	uint32_t *blocks;		/* its block index */
-	unsigned int nr_blocks;
-	uint8_t block_shift;
+	int build_rc;			/* of the last kt_validate() */
+	bool built;			/* kt_validate() left a table */
+	struct sframe_rules rules;	/* the table, in @rules_mem */
+	void *rules_mem;
 };
 
-/*
- * kt_find() on tables with a row table, marks or a function index: each
- * lookup also made without the row table, and without any of them.
- */
+/* What kt_validate() built: tables, and rows and rules in them. */
 struct kt_stats {
-	unsigned long marked_lookups;
-	unsigned long mark_mismatches;
-	unsigned long indexed_lookups;
-	unsigned long tabled_lookups;	/* and once more without the table */
+	unsigned long tables;
+	unsigned long rows;
+	unsigned long rules;
+	unsigned long lookups;
 };
 extern struct kt_stats kt_stats;
 
@@ -101,9 +92,13 @@ extern struct kt_stats kt_stats;
 int kt_init(struct ktable *kt, const void *data, size_t size, uint64_t vaddr,
 	    uint64_t text_lo, uint64_t text_hi, int abi);
 int kt_init_section(struct ktable *kt, const struct section *s);
+/* Validated and built as the kernel does; the table is kept. */
 int kt_validate(struct ktable *kt);
-/* Let kt->tbl use what kt_validate() left: marks and index, row table. */
-void kt_attach(struct ktable *kt, bool marks, bool rows);
+/*
+ * A lookup in the table kt_validate() left (validated first if it was not
+ * yet): the error of the validation if it failed, as the kernel then does
+ * not use the section.
+ */
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f);
 void kt_free(struct ktable *kt);
 static inline unsigned long kt_host(const struct ktable *kt, uint64_t v)

@@ -352,14 +352,15 @@ static void check_num_fres(const uint8_t *d, size_t size, int vrc,
 		     (unsigned long long)sum, (unsigned long long)h.num_fres);
 }
 
-static int find(const struct sframe_table *t, const uint8_t *buf, size_t size,
-		unsigned long ip, struct unwind_user_frame *f)
+static int find(const struct sframe_table *t, unsigned long ip,
+		struct unwind_user_frame *f)
 {
 	int ret;
 
 	/* A pattern, so a field a successful lookup leaves alone shows. */
 	memset(f, 0x5a, sizeof(*f));
-	hostshim_allow(buf, buf + size);
+	/* The table alone: a read of the section would be a violation. */
+	hostshim_allow_none();
 	hostshim_set_atomic(true);
 	ret = sframe_find(t, ip, f);
 	hostshim_set_atomic(false);
@@ -367,21 +368,66 @@ static int find(const struct sframe_table *t, const uint8_t *buf, size_t size,
 	return ret;
 }
 
+/*
+ * Build the table of the validated section @t, as the kernel does, into
+ * *@mem (freed by the caller); attach it to @t.
+ */
+static int build(struct sframe_table *t, const uint8_t *buf, size_t size,
+		 struct sframe_rules *r, void **mem)
+{
+	struct sframe_build b = { 0 };
+	u32 nr_blocks;
+	u8 shift;
+	int ret = -ENOMEM;
+
+	*mem = NULL;
+	b.max_rows = sframe_max_rows(t);
+	b.hash_bits = sframe_hash_bits(t);
+	b.pc = calloc(b.max_rows + 1, sizeof(*b.pc));
+	b.rule = calloc(b.max_rows + 1, sizeof(*b.rule));
+	b.rules = calloc(sframe_max_rules(t) + 1, sizeof(*b.rules));
+	b.hash = calloc((size_t)1 << b.hash_bits, sizeof(*b.hash));
+	b.funcs = calloc(t->num_fdes + 1, sizeof(*b.funcs));
+	if (b.pc && b.rule && b.rules && b.hash && b.funcs) {
+		hostshim_allow(buf, buf + size);
+		ret = sframe_table_build(t, &b);
+		hostshim_allow_none();
+	}
+	if (!ret) {
+		size_t len = sframe_rules_size(&b, &nr_blocks, &shift);
+
+		*mem = malloc(len ? len : 1);
+		if (*mem) {
+			sframe_rules_fill(r, *mem, t, &b, nr_blocks, shift);
+			t->rules = r;
+			if (b.nr_rows > b.max_rows || b.nr_rules > sframe_max_rules(t))
+				fail("table of %u rows, %u rules: more than %u, %u",
+				     b.nr_rows, b.nr_rules, b.max_rows,
+				     sframe_max_rules(t));
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	free(b.pc);
+	free(b.rule);
+	free(b.rules);
+	free(b.hash);
+	free(b.funcs);
+	return ret;
+}
+
 int exercise(const uint8_t *data, size_t size)
 {
 	static uint64_t pcs[MAX_PCS];
-	static int rcs[MAX_PCS];
-	static struct unwind_user_frame frames[MAX_PCS];
 	unsigned long before = exercise_stats.failures;
 	uint8_t hdr[28], *buf;
 	struct sframe_table tbl;
+	struct sframe_rules rules;
+	void *mem = NULL;
 	unsigned long sec, tlo, thi;
 	size_t hdr_len = size < sizeof(hdr) ? size : sizeof(hdr), npcs, i;
 	int rc, vrc, vrc2;
 	unsigned long reads;
-	struct sframe_row_mark *marks = NULL;
-	unsigned int nr_marks = 0;
-	int32_t *index = NULL;
 	uint8_t abi = size > 4 ? data[4] : 3;
 
 	exercise_stats.inputs++;
@@ -391,8 +437,9 @@ int exercise(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	memcpy(hdr, data, hdr_len);
 	sec = (unsigned long)buf;
+	/* Text around the section, as large as a table can describe. */
 	tlo = sec - 0x80000000ul;
-	thi = sec + 0x100000000ul;
+	thi = sec + 0x7fff0000ul;
 
 	hostshim_fault_none();
 	hostshim_allow(buf, buf + size);
@@ -404,6 +451,8 @@ int exercise(const uint8_t *data, size_t size)
 		goto out;
 	}
 	exercise_stats.init_ok++;
+	if (tbl.rules)
+		fail("sframe_table_init() left a table");
 
 	hostshim_allow(buf, buf + size);
 	reads = hostshim_stats.reads;
@@ -414,106 +463,59 @@ int exercise(const uint8_t *data, size_t size)
 	if (!vrc)
 		exercise_stats.validate_ok++;
 	check_num_fres(buf, size, vrc, reads);
+	if (vrc)
+		goto out;
 
-	/*
-	 * The marks and the function index a valid section gets change no
-	 * lookup (at the PCs below).
-	 */
-	if (!vrc && (sframe_max_marks(&tbl) || sframe_index_size(&tbl))) {
-		struct sframe_validation v = { 0 };
-
-		v.max_marks = sframe_max_marks(&tbl);
-		if (v.max_marks)
-			v.marks = marks = calloc(v.max_marks, sizeof(*marks));
-		v.index = index = calloc(sframe_index_size(&tbl),
-					 sizeof(*index));
-		hostshim_allow(buf, buf + size);
-		rc = sframe_table_validate_resume(&tbl, &v);
-		if (rc)
-			fail("sframe_table_validate() = %d with marks, 0 without",
-			     rc);
-		nr_marks = v.nr_marks;
-		if (v.index_bad) {
-			free(index);
-			index = NULL;
-		}
-		if (!nr_marks) {
-			free(marks);
-			marks = NULL;
-		}
+	/* A valid section gets a table, or is too large for one. */
+	rc = build(&tbl, buf, size, &rules, &mem);
+	if (rc == -E2BIG)
+		goto out;
+	if (rc) {
+		fail("sframe_table_build() = %d, validation 0", rc);
+		goto out;
 	}
 
 	npcs = derive_pcs(buf, size, sec, pcs,
 			  exercise_max_pcs < MAX_PCS ? exercise_max_pcs : MAX_PCS);
 	for (i = 0; i < npcs; i++) {
-		struct unwind_user_frame f2, fm;
-		int rc2, mrc;
+		struct unwind_user_frame f, f2, fm;
+		int r, r2, mrc;
 
-		rcs[i] = find(&tbl, buf, size, pcs[i], &frames[i]);
-		if (rcs[i] && rcs[i] != -ENOENT && rcs[i] != -EINVAL)
-			fail("sframe_find(section%+ld) = %d",
-			     (long)(pcs[i] - sec), rcs[i]);
-		if (!rcs[i])
-			exercise_stats.frames++;
-		rc2 = find(&tbl, buf, size, pcs[i], &f2);
-		if (rc2 != rcs[i] || (!rc2 && !frame_eq(&f2, &frames[i])))
-			fail("sframe_find(section%+ld) not deterministic: %d then %d",
-			     (long)(pcs[i] - sec), rcs[i], rc2);
-		if (vrc)
-			continue;
-		if (rcs[i] && rcs[i] != -ENOENT)
+		r = find(&tbl, pcs[i], &f);
+		if (r && r != -ENOENT)
 			fail("sframe_find(section%+ld) = %d on a validated section",
-			     (long)(pcs[i] - sec), rcs[i]);
-		if (marks || index) {
-			tbl.marks = marks;
-			tbl.nr_marks = nr_marks;
-			tbl.index = index;
-			tbl.nr_index = index ? sframe_index_size(&tbl) : 0;
-			tbl.index_shift = sframe_index_shift(&tbl);
-			rc2 = find(&tbl, buf, size, pcs[i], &f2);
-			tbl.marks = NULL;
-			tbl.nr_marks = 0;
-			tbl.index = NULL;
-			tbl.nr_index = 0;
-			if (rc2 != rcs[i] || (!rc2 && !frame_eq(&f2, &frames[i])))
-				fail("sframe_find(section%+ld) = %d with %u marks%s, %d without",
-				     (long)(pcs[i] - sec), rc2, nr_marks,
-				     index ? " and an index" : "", rcs[i]);
-		}
+			     (long)(pcs[i] - sec), r);
+		if (!r)
+			exercise_stats.frames++;
+		r2 = find(&tbl, pcs[i], &f2);
+		if (r2 != r || (!r2 && !frame_eq(&f2, &f)))
+			fail("sframe_find(section%+ld) not deterministic: %d then %d",
+			     (long)(pcs[i] - sec), r, r2);
 		mrc = model_find(buf, size, sec, tlo, thi, pcs[i], &fm);
 		if (mrc == -E2BIG)
 			continue;
 		exercise_stats.model_checked++;
-		if (mrc != rcs[i] || (!mrc && !frame_eq(&fm, &frames[i])))
+		if (mrc != r || (!mrc && !frame_eq(&fm, &f)))
 			fail("sframe_find(section%+ld) = %d, reference model %d",
-			     (long)(pcs[i] - sec), rcs[i], mrc);
-		if (!mrc && !rcs[i] && !frame_eq(&fm, &frames[i]))
+			     (long)(pcs[i] - sec), r, mrc);
+		if (!mrc && !r && !frame_eq(&fm, &f))
 			fprintf(stderr,
 				"exercise:   cfa %d/%d ra %d/%d fp %d/%d use_fp %d/%d saved %d%d/%d%d signed %d/%d outermost %d/%d\n",
-				frames[i].cfa_off, fm.cfa_off, frames[i].ra_off,
-				fm.ra_off, frames[i].fp_off, fm.fp_off,
-				frames[i].use_fp, fm.use_fp, frames[i].ra_saved,
-				frames[i].fp_saved, fm.ra_saved, fm.fp_saved,
-				frames[i].ra_signed, fm.ra_signed,
-				frames[i].outermost, fm.outermost);
+				f.cfa_off, fm.cfa_off, f.ra_off,
+				fm.ra_off, f.fp_off, fm.fp_off,
+				f.use_fp, fm.use_fp, f.ra_saved,
+				f.fp_saved, fm.ra_saved, fm.fp_saved,
+				f.ra_signed, fm.ra_signed,
+				f.outermost, fm.outermost);
 	}
 
 	/* Fault from some input-derived offset to the end. */
 	if (size) {
 		size_t cut = (size_t)((data[size - 1] * 257u + size * 31u) % size);
 
-		hostshim_fault_range(buf + cut, buf + size);
-		for (i = 0; i < npcs; i++) {
-			struct unwind_user_frame f;
-			int r = find(&tbl, buf, size, pcs[i], &f);
-
-			if (r == -EFAULT)
-				continue;
-			if (r != rcs[i] || (!r && !frame_eq(&f, &frames[i])))
-				fail("sframe_find(section%+ld) = %d with a fault from offset %zu, %d without",
-				     (long)(pcs[i] - sec), r, cut, rcs[i]);
-		}
 		hostshim_allow(buf, buf + size);
+		hostshim_fault_range(buf + cut, buf + size);
+		tbl.rules = NULL;
 		vrc2 = sframe_table_validate(&tbl);
 		if (vrc2 != vrc && vrc2 != -EFAULT)
 			fail("sframe_table_validate() = %d with a fault from offset %zu, %d without",
@@ -522,8 +524,7 @@ int exercise(const uint8_t *data, size_t size)
 	}
 out:
 	hostshim_allow_none();
-	free(marks);
-	free(index);
+	free(mem);
 	free(buf);
 	return (int)(exercise_stats.failures - before);
 }

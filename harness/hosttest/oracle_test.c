@@ -871,10 +871,9 @@ static void test_generated_v2(uint64_t seed, unsigned int nsec)
 }
 
 /*
- * More functions than the function index has entries: the index holds
- * every 2nd, 4th, ... function start, and a lookup searches the user
- * descriptors between two entries. Lookups with the index, without it
- * (kt_find()) and the model agree at every function boundary.
+ * Many functions, some with gaps between them: the table (kt_find()) and
+ * the model agree at every function boundary, and the table's function
+ * starts are those of the functions that have a size.
  */
 static void test_many_functions(uint64_t seed)
 {
@@ -882,9 +881,9 @@ static void test_many_functions(uint64_t seed)
 		{ .version = 1 },
 		{ .version = 2, .pcrel = true },
 	};
-	unsigned long pcs = 0, bad = 0, indexed = kt_stats.indexed_lookups;
+	unsigned long pcs = 0, bad = 0;
 	uint64_t text = 0x7f0000000000ull, at = text, lo, hi, *pcv;
-	unsigned int l, shifts = 0;
+	unsigned int l;
 	struct gen g = { .abi = 3, .fixed_ra = -8 };
 	struct rng r;
 	size_t npc, k;
@@ -892,7 +891,7 @@ static void test_many_functions(uint64_t seed)
 
 	rng_seed(&r, seed ^ 0xa5a5);
 	hostshim_reset_stats();
-	g.num_fdes = 3 * SFRAME_INDEX_MAX + 7;
+	g.num_fdes = 3 * 16384 + 7;
 	g.fdes = calloc(g.num_fdes, sizeof(*g.fdes));
 	for (i = 0; i < g.num_fdes; i++) {
 		struct gen_fde *fd = &g.fdes[i];
@@ -919,15 +918,24 @@ static void test_many_functions(uint64_t seed)
 		b = gen_write(&g, &layouts[l], hi + 4096, &size);
 		ri = kt_init(&kt, b, size, hi + 4096, lo, hi, g.abi);
 		rv = ri ? -1 : kt_validate(&kt);
-		if (ri || rv || !kt.index || !kt.index_shift ||
-		    kt.nr_index > SFRAME_INDEX_MAX ||
-		    ((uint64_t)kt.nr_index << kt.index_shift) < g.num_fdes) {
-			diag("  v%d: init %d, validate %d, index of %u entries, shift %u",
-			     layouts[l].version, ri, rv, kt.nr_index,
-			     kt.index_shift);
+		if (ri || rv || kt.rules.nr_funcs != g.num_fdes) {
+			diag("  v%d: init %d, validate %d, %u function starts of %u",
+			     layouts[l].version, ri, rv, kt.rules.nr_funcs,
+			     g.num_fdes);
 			bad++;
-		} else {
-			shifts = kt.index_shift;
+		}
+		for (i = 0; !ri && !rv && i < g.num_fdes; i++) {
+			unsigned long start;
+			uint64_t off = g.fdes[i].start + g.fdes[i].size - 1 - lo;
+
+			if (sframe_rules_func(&kt.rules, off, &start) ||
+			    start != g.fdes[i].start - lo) {
+				diag("  v%d: function %u at %#llx: start %#lx",
+				     layouts[l].version, i,
+				     (unsigned long long)g.fdes[i].start, start);
+				bad++;
+				break;
+			}
 		}
 		for (k = 0; !ri && k < npc; k++) {
 			struct res exp, got;
@@ -944,10 +952,9 @@ static void test_many_functions(uint64_t seed)
 	}
 	free(pcv);
 	free(g.fdes);
-	tap_result(!bad && !hostshim_stats.violations &&
-		   kt_stats.indexed_lookups - indexed == pcs,
-		   "%u functions (v1, v2 PCREL): index of every %u-th function start; kernel == model at %lu PCs, each also without the index (%lu mismatches)",
-		   g.num_fdes, 1u << shifts, pcs, bad);
+	tap_result(!bad && !hostshim_stats.violations,
+		   "%u functions (v1, v2 PCREL): table == model at %lu PCs, function starts (%lu mismatches)",
+		   g.num_fdes, pcs, bad);
 }
 
 int main(int argc, char **argv)
@@ -997,15 +1004,11 @@ int main(int argc, char **argv)
 	test_encoder(seed, nsec);
 	test_generated_v2(seed, nsec);
 	test_many_functions(seed);
-	/*
-	 * kt_find() made each lookup in a table with a row table, row
-	 * marks or a function index three times: with all, without the
-	 * row table, without any.
-	 */
-	tap_result(kt_stats.marked_lookups && kt_stats.indexed_lookups &&
-		   kt_stats.tabled_lookups && !kt_stats.mark_mismatches,
-		   "row table, row marks and function index: %lu lookups in sections with a row table, %lu with marks, %lu with an index, each as without them (%lu differ)",
-		   kt_stats.tabled_lookups, kt_stats.marked_lookups,
-		   kt_stats.indexed_lookups, kt_stats.mark_mismatches);
+	/* Every lookup read the table alone, none the section. */
+	tap_result(kt_stats.tables && kt_stats.lookups &&
+		   !hostshim_stats.violations,
+		   "tables: %lu built (%lu rows, %lu distinct rules), %lu lookups, no section read by a lookup (%lu reads outside the allowed range)",
+		   kt_stats.tables, kt_stats.rows, kt_stats.rules,
+		   kt_stats.lookups, hostshim_stats.violations);
 	return tap_failures ? 1 : 0;
 }

@@ -15,90 +15,80 @@
 
 struct file;
 struct mm_struct;
+struct sframe_section;
 struct task_struct;
 
-/* Rows of a function from one mark to the next (struct sframe_row_mark). */
-#define SFRAME_ROWS_PER_MARK			32
-
 /**
- * struct sframe_row_mark - a place to start reading a long function's rows
- * @fde:	index of the function descriptor
- * @start:	start address of the row, from the function's start
- * @off:	offset of the row from the start of the frame row entries
- * @row:	number of the row in the function: a multiple of
- *		%SFRAME_ROWS_PER_MARK, not 0
+ * struct sframe_hint - the section a walk found last
+ * @sec:	the section, or NULL
+ * @first:	first text address it is registered for
+ * @last:	last text address it is registered for
  *
- * The rows of a function have different sizes and can only be read in
- * order: the validation, which reads them all, marks every
- * %SFRAME_ROWS_PER_MARK-th row of each function, so that a lookup reads
- * at most that many rows (and one more) of a function of any length.
- * Marks describe the section's layout, not where it is mapped.
+ * Valid while the walk holds rcu_read_lock(): the section is not freed
+ * before a grace period after it left the mm's registrations.
  */
-struct sframe_row_mark {
-	u32	fde;
-	u32	start;
-	u32	off;
-	u32	row;
+struct sframe_hint {
+	struct sframe_section	*sec;
+	unsigned long		first;
+	unsigned long		last;
 };
 
 /*
- * Entries of a function index at most (struct sframe_table): every
- * function's start, or every 2nd, 4th, ... of a section with more.
+ * Rules of one table at most: a rule's index in a row is 16 bits wide, and
+ * %SFRAME_RULE_NONE marks text that no function describes. Libraries have
+ * a few hundred distinct rules.
  */
-#define SFRAME_INDEX_MAX			16384
+#define SFRAME_RULES_MAX			0xfffe
+#define SFRAME_RULE_NONE			0xffff
 
-/*
- * Rows of a section's row table at most (struct sframe_row): a section
- * with more is looked up in user memory only.
- */
-#define SFRAME_ROWS_MAX				BIT(18)
-/* Text bytes per entry of the row table's block index, at least. */
-#define SFRAME_ROW_BLOCK_MIN_SHIFT		4
-
-/* struct sframe_row flags */
-#define SFRAME_ROW_NONE				BIT(0)	/* no function: -ENOENT */
-#define SFRAME_ROW_USER				BIT(1)	/* read the section */
-#define SFRAME_ROW_USE_FP			BIT(2)
-#define SFRAME_ROW_RA_SAVED			BIT(3)
-#define SFRAME_ROW_FP_SAVED			BIT(4)
-#define SFRAME_ROW_RA_SIGNED			BIT(5)
-#define SFRAME_ROW_OUTERMOST			BIT(6)
-#define SFRAME_ROW_SIGNAL			BIT(7)
+/* Text bytes per entry of a table's block index, at least. */
+#define SFRAME_BLOCK_MIN_SHIFT			4
 
 /**
- * struct sframe_row - the rule of a range of text, decoded
- * @pc:		start of the range, from the table's text start; the range
- *		ends where the next row starts
- * @cfa_off:	as struct unwind_user_frame's
- * @ra_off:	as struct unwind_user_frame's
- * @fp_off:	as struct unwind_user_frame's
- * @flags:	SFRAME_ROW_* flags
- * @pad:	zero
+ * struct sframe_rules - the rules of a section, decoded: its lookup table
+ * @text_size:	size of the text the rows describe, from the text start
+ * @nr_rows:	number of rows
+ * @nr_rules:	number of distinct rules
+ * @nr_funcs:	number of function starts
+ * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
+ * @block_shift: see @blocks
+ * @pc:		start of each row, from the text start, sorted; a row ends
+ *		where the next one starts
+ * @rule:	each row's rule, an index into @rules, or %SFRAME_RULE_NONE
+ *		for text without a function
+ * @rules:	the distinct rules
+ * @blocks:	block index of the rows: entry b counts the rows that start
+ *		at or below text offset b << @block_shift
+ * @funcs:	start of each function, from the text start, sorted
  *
- * The validation, which decodes every row of a section, can leave them
- * in a table of these, sorted by @pc, with a row without function
- * (%SFRAME_ROW_NONE) where text has no descriptor. A lookup then reads
- * kernel memory only; rules that do not fit here (PCMASK functions,
- * version 3 rules through registers, large offsets) are marked
- * %SFRAME_ROW_USER and are looked up in the section.
+ * The shape of the kernel's ORC tables (orc_unwind_ip[], orc_unwind[],
+ * orc_lookup[]): a lookup reads kernel memory only, a bounded number of
+ * entries. Built once per section from a copy of its data, and then
+ * independent of it and of where the text is mapped.
  */
-struct sframe_row {
-	u32	pc;
-	s32	cfa_off;
-	s16	ra_off;
-	s16	fp_off;
-	u16	flags;
-	u16	pad;
+struct sframe_rules {
+	u32				text_size;
+	u32				nr_rows;
+	u32				nr_rules;
+	u32				nr_funcs;
+	u32				nr_blocks;
+	u8				block_shift;
+	const u32			*pc;
+	const u16			*rule;
+	const struct unwind_user_frame	*rules;
+	const u32			*blocks;
+	const u32			*funcs;
 };
 
 /**
- * struct sframe_table - one user space .sframe section, as registered
- * @sec_start:	user address of the section
+ * struct sframe_table - one .sframe section, as the decoder reads it
+ * @sec_start:	address of the section
  * @sec_end:	end of the section (exclusive)
- * @fdes_start:	user address of the function descriptor table
- * @fres_start:	user address of the frame row entry sub-section
+ * @fdes_start:	address of the function descriptor table
+ * @fres_start:	address of the frame row entry sub-section
  * @fres_end:	end of the frame row entries (exclusive)
- * @text_start:	first text address the section may describe
+ * @text_start:	first text address the section may describe, in the
+ *		section's address space
  * @text_end:	end of the text it may describe (exclusive)
  * @num_fdes:	number of function descriptors
  * @num_fres:	number of frame row entries of all functions together
@@ -108,25 +98,12 @@ struct sframe_row {
  * @fde_size:	size of one function descriptor for @version
  * @fixed_fp_off: FP save slot relative to the CFA for every frame, or 0
  * @fixed_ra_off: RA save slot relative to the CFA for every frame, or 0
- * @marks:	marks left by the validation, sorted by function and start,
- *		or NULL
- * @nr_marks:	number of @marks
- * @index:	function index left by the validation, or NULL: the start of
- *		every 2^@index_shift-th function descriptor, from @sec_start
- * @nr_index:	number of @index entries
- * @index_shift: see @index
- * @rows:	row table left by the validation, or NULL (struct sframe_row)
- * @nr_rows:	number of @rows
- * @blocks:	block index of @rows: entry b counts the rows that start at
- *		or below text offset b << @block_shift
- * @nr_blocks:	number of @blocks, at least 1 if there are @rows
- * @block_shift: see @blocks
+ * @rules:	the section's decoded rules, for sframe_find(), or NULL
  *
- * Every value is computed from the section header once; the header itself
- * and everything behind it stays in user memory and is read on demand.
- * The marks and the index are the kernel's own, made by the validation:
- * a lookup searches the index in kernel memory and the function
- * descriptors in user memory only between two of its entries.
+ * Every value is computed from the section header once. The section is a
+ * copy in memory (the kernel reads it from the page cache), and addresses
+ * are in that copy's address space: the text is placed relative to the
+ * copy as the ELF file places it relative to the section.
  */
 struct sframe_table {
 	unsigned long	sec_start;
@@ -144,156 +121,68 @@ struct sframe_table {
 	u8		fde_size;
 	s8		fixed_fp_off;
 	s8		fixed_ra_off;
-	const struct sframe_row_mark *marks;
-	u32		nr_marks;
-	const s32	*index;
-	u32		nr_index;
-	u8		index_shift;
-	const struct sframe_row *rows;
-	u32		nr_rows;
-	const u32	*blocks;
-	u32		nr_blocks;
-	u8		block_shift;
+	const struct sframe_rules *rules;
 };
 
 /**
- * struct sframe_validation - progress of a section's validation
+ * struct sframe_build - a section's validation, and the table it builds
  * @next_fde:	the next function descriptor to check
  * @prev_start:	start address of the last descriptor checked
  * @fres:	rows of the descriptors checked so far
- * @marks:	where to put the marks of long functions, or NULL
- * @nr_marks:	marks put there so far
- * @max_marks:	room at @marks
- * @index:	where to put the function index, sframe_index_size()
- *		entries, or NULL
- * @index_bad:	a function start is too far from the section for @index
- * @rows:	where to put the row table, sframe_max_rows() entries, or
- *		NULL
+ * @asked:	rows put in the table so far, merged ones included
+ * @pc:		where to put the rows' starts, @max_rows of them, or NULL:
+ *		validate only
+ * @rule:	where to put the rows' rule indexes, @max_rows of them
  * @nr_rows:	rows put there so far
- * @rows_end:	end of the last function put there, from the text start
- * @rows_bad:	functions overlap: @rows cannot describe the section
+ * @max_rows:	room at @pc and @rule, sframe_max_rows()
+ * @rules:	where to put the distinct rules, sframe_max_rules() of them
+ * @nr_rules:	distinct rules put there so far
+ * @hash:	a hash table of @rules, 1 << @hash_bits entries, zeroed
+ * @hash_bits:	see @hash, sframe_hash_bits()
+ * @funcs:	where to put the function starts, num_fdes of them
+ * @nr_funcs:	function starts put there so far
+ * @rows_end:	end of the last function, from the text start
  */
-struct sframe_validation {
+struct sframe_build {
 	u32		next_fde;
 	unsigned long	prev_start;
 	u64		fres;
-	struct sframe_row_mark *marks;
-	u32		nr_marks;
-	u32		max_marks;
-	s32		*index;
-	bool		index_bad;
-	struct sframe_row *rows;
+	u64		asked;
+	u32		*pc;
+	u16		*rule;
 	u32		nr_rows;
+	u32		max_rows;
+	struct unwind_user_frame *rules;
+	u32		nr_rules;
+	u16		*hash;
+	u8		hash_bits;
+	u32		*funcs;
+	u32		nr_funcs;
 	u32		rows_end;
-	bool		rows_bad;
 };
 
-/**
- * sframe_max_marks() - room for the marks of any valid section
- * @tbl:	a table set up by sframe_table_init()
- *
- * Return: the most marks the validation of @tbl can leave.
- */
-static inline u32 sframe_max_marks(const struct sframe_table *tbl)
-{
-	return tbl->num_fres / SFRAME_ROWS_PER_MARK;
-}
-
-/**
- * sframe_index_shift() - spacing of the function index of a section
- * @tbl:	a table set up by sframe_table_init()
- *
- * Return: the smallest shift that keeps the index of @tbl within
- * %SFRAME_INDEX_MAX entries.
- */
-static inline u8 sframe_index_shift(const struct sframe_table *tbl)
-{
-	u8 shift = 0;
-
-	while ((tbl->num_fdes - 1) >> shift >= SFRAME_INDEX_MAX)
-		shift++;
-	return shift;
-}
-
-/**
- * sframe_index_size() - entries of the function index of a section
- * @tbl:	a table set up by sframe_table_init()
- *
- * Return: the number of entries sframe_table_validate_resume() puts in
- * @v->index for @tbl (0 for a section without function descriptors).
- */
-static inline u32 sframe_index_size(const struct sframe_table *tbl)
-{
-	if (!tbl->num_fdes)
-		return 0;
-	return ((tbl->num_fdes - 1) >> sframe_index_shift(tbl)) + 1;
-}
-
-/**
- * sframe_max_rows() - room for the row table of a section
- * @tbl:	a table set up by sframe_table_init()
- *
- * A row per frame row entry, and at most two more per function (a start
- * without a row, a gap behind it).
- *
- * Return: the most rows the validation of @tbl can leave, or 0 if @tbl
- * gets no row table: it would have more than %SFRAME_ROWS_MAX rows, or
- * its text is too large for the rows' offsets.
- */
-static inline u32 sframe_max_rows(const struct sframe_table *tbl)
-{
-	u64 max = tbl->num_fres + 2ULL * tbl->num_fdes + 1;
-
-	if (max > SFRAME_ROWS_MAX || tbl->text_end - tbl->text_start > U32_MAX)
-		return 0;
-	return max;
-}
-
-/**
- * sframe_row_unpack() - the rule of a row
- * @row:	a row that holds a rule (neither %SFRAME_ROW_NONE nor
- *		%SFRAME_ROW_USER)
- * @frame:	filled with its rule
- */
-static __always_inline void sframe_row_unpack(const struct sframe_row *row,
-					      struct unwind_user_frame *frame)
-{
-	u16 flags = row->flags;
-
-	/* Field by field: cheaper than clearing the whole frame first. */
-	frame->cfa_off = row->cfa_off;
-	frame->ra_off = row->ra_off;
-	frame->fp_off = row->fp_off;
-	frame->use_fp = flags & SFRAME_ROW_USE_FP;
-	frame->ra_saved = flags & SFRAME_ROW_RA_SAVED;
-	frame->fp_saved = flags & SFRAME_ROW_FP_SAVED;
-	frame->ra_signed = flags & SFRAME_ROW_RA_SIGNED;
-	frame->outermost = flags & SFRAME_ROW_OUTERMOST;
-	frame->signal = flags & SFRAME_ROW_SIGNAL;
-	frame->flags = 0;
-	frame->cfa_reg = 0;
-	frame->ra_reg = 0;
-	frame->fp_reg = 0;
-}
-
-bool sframe_row_pack(const struct unwind_user_frame *frame,
-		     struct sframe_row *row);
-u32 sframe_row_blocks(const struct sframe_row *rows, u32 nr_rows, u8 *shift);
-void sframe_row_index(const struct sframe_row *rows, u32 nr_rows,
-		      u32 *blocks, u32 nr_blocks, u8 shift);
+u32 sframe_max_rows(const struct sframe_table *tbl);
+u32 sframe_max_rules(const struct sframe_table *tbl);
+u8 sframe_hash_bits(const struct sframe_table *tbl);
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		      size_t hdr_len, unsigned long sec_start,
 		      unsigned long sec_size, unsigned long text_start,
 		      unsigned long text_end, u8 abi);
+int sframe_table_build(const struct sframe_table *tbl,
+		       struct sframe_build *b);
 int sframe_table_validate(const struct sframe_table *tbl);
-int sframe_table_validate_resume(const struct sframe_table *tbl,
-				 struct sframe_validation *v);
-int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
-		    const struct sframe_row **rowp);
+size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
+			 u8 *block_shift);
+void sframe_rules_fill(struct sframe_rules *r, void *mem,
+		       const struct sframe_table *tbl,
+		       const struct sframe_build *b, u32 nr_blocks,
+		       u8 block_shift);
+int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
+		      struct unwind_user_frame *frame);
+int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
+		      unsigned long *start);
 int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame);
-int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
-		     unsigned long *start);
 
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
@@ -302,14 +191,12 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm);
 void sframe_mm_free(struct mm_struct *mm);
 void sframe_mmap_file(struct file *file, unsigned long addr,
 		      unsigned long len, unsigned long pgoff);
-void sframe_mmap_data(struct file *file, unsigned long addr,
-		      unsigned long len);
 void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end);
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
 int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
-		     bool *hit);
+		     struct sframe_hint *hint);
 bool sframe_possible_user(void);
 bool sframe_text_user(unsigned long ip);
 int sframe_func_start_user(unsigned long ip, unsigned long *start);
@@ -324,8 +211,6 @@ static inline void sframe_mm_dup(struct mm_struct *mm,
 static inline void sframe_mm_free(struct mm_struct *mm) {}
 static inline void sframe_mmap_file(struct file *file, unsigned long addr,
 				    unsigned long len, unsigned long pgoff) {}
-static inline void sframe_mmap_data(struct file *file, unsigned long addr,
-				    unsigned long len) {}
 static inline void sframe_munmap(struct mm_struct *mm, unsigned long start,
 				 unsigned long end) {}
 static inline void sframe_task_init(struct task_struct *p) {}
@@ -335,7 +220,7 @@ static inline bool sframe_enabled(void)
 }
 static inline int sframe_find_user(unsigned long ip,
 				   struct unwind_user_frame *frame,
-				   bool *hit)
+				   struct sframe_hint *hint)
 {
 	return -ENOENT;
 }

@@ -2,6 +2,7 @@
 #ifndef _LINUX_UNWIND_USER_H
 #define _LINUX_UNWIND_USER_H
 
+#include <linux/sframe.h>
 #include <linux/unwind_user_types.h>
 
 struct pt_regs;
@@ -18,7 +19,7 @@ struct return_instance;
  * @regs:	user registers the walk started from
  * @depth:	number of frames unwound so far
  * @scanned:	stack words scanned so far for callers of uncovered frames
- * @lookups:	SFrame lookups made so far that read a section
+ * @evals:	candidate callers of uncovered frames evaluated so far
  * @type:	how the current frame was reached
  * @uret:	the pending uretprobe whose trampoline was met last, or NULL
  * @lr:		with @signal, the link register the signal frame saved
@@ -28,6 +29,7 @@ struct return_instance;
  *		instruction (a uprobe there), so its return address is at the
  *		stack pointer even without unwinding information
  * @sframe:	SFrame data is in play for the task (decided at the start)
+ * @hint:	the SFrame section found last
  * @done:	the walk is over
  */
 struct unwind_user_state {
@@ -37,7 +39,7 @@ struct unwind_user_state {
 	struct pt_regs		*regs;
 	unsigned int		depth;
 	unsigned int		scanned;
-	unsigned int		lookups;
+	unsigned int		evals;
 	enum unwind_user_type	type;
 	struct return_instance	*uret;
 	unsigned long		lr;
@@ -45,12 +47,14 @@ struct unwind_user_state {
 	bool			at_func_entry;
 	bool			sframe;
 	bool			done;
+	struct sframe_hint	hint;
 };
 
 #ifdef CONFIG_UNWIND_USER
 
 int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs);
 int unwind_user_next(struct unwind_user_state *state);
+bool unwind_user_has_sframe(void);
 
 #else /* !CONFIG_UNWIND_USER */
 
@@ -64,6 +68,11 @@ static inline int unwind_user_start(struct unwind_user_state *state,
 static inline int unwind_user_next(struct unwind_user_state *state)
 {
 	return -EINVAL;
+}
+
+static inline bool unwind_user_has_sframe(void)
+{
+	return false;
 }
 
 #endif /* CONFIG_UNWIND_USER */

@@ -2,104 +2,74 @@
 /*
  * SFrame decoder for user space stack unwinding.
  *
- * A .sframe section lives in user memory and is untrusted: it can be
- * malformed, and it can change or disappear while it is read. The decoder
- * therefore never dereferences it directly. Every access goes through
- * sframe_read(), which bounds-checks the range against the registered
- * section and copies it with the user access helpers. Lookups run in
- * interrupt and NMI context and read without faulting; the full validation
- * runs in task context and may fault.
+ * A .sframe section is untrusted: it can be malformed in any way. The
+ * decoder reads a copy of it (the kernel makes one from the page cache
+ * when a file is mapped) and never dereferences it directly: every access
+ * goes through sframe_read(), which bounds-checks the range against the
+ * section. The validation checks every descriptor and row, in task
+ * context, and builds the section's lookup table (struct sframe_rules):
+ * sorted row starts, each with an index into an array of the distinct
+ * rules, and a block index on top. Lookups, which run in any context
+ * including NMI, read that table only.
  *
  * This file can also be built in user space, for tests and fuzzing, with
  * small stand-ins for the few kernel headers it includes: keep it free of
  * other kernel dependencies.
  */
 
+#include <linux/array_size.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sframe.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <linux/uaccess.h>
-
-#include <asm/tlb.h>
 
 #include "sframe.h"
 
 /* A function with more rows than this is rejected by the validation. */
 #define SFRAME_MAX_FRES_PER_FDE		8192
-/* Rows of a block of the row table scanned, not searched, at most. */
+/* Rows of a block of a table scanned, not searched, at most. */
 #define SFRAME_ROW_SCAN			4
 /* Descriptors or rows validated between checks for a fatal signal. */
 #define SFRAME_VALIDATE_BATCH		1024
+/*
+ * Rows the repetitions of PCMASK functions (.plt) add to a table, at most:
+ * one per byte of the section, and room for a large .plt in any case.
+ */
+#define SFRAME_PCMASK_ROWS_MIN		65536
 
 /*
- * Copy @len bytes at user address @src to @dst without faulting, in words:
- * a lookup copies a few dozen bytes at a time, for which the loads cost
- * less than a copy_from_user_nofault(). The last word may overlap the one
- * before it; only a copy shorter than a word is made of bytes. The caller
- * has checked nmi_uaccess_okay() for its lookup.
+ * Copy @len bytes of the section at @addr, a range the caller checked.
+ * The kernel reads its own copy of the section; the user space build of
+ * this file provides a copy that checks and can fail.
  */
-static int sframe_copy_nofault(void *dst, unsigned long src, size_t len)
-{
-	const u8 __user *p = (const u8 __user *)src;
-	u8 *d = dst;
-	size_t i;
-	u64 word;
+#ifndef sframe_copy
+#define sframe_copy(dst, addr, len)					\
+	({ memcpy((dst), (const void *)(addr), (len)); 0; })
+#endif
 
-	pagefault_disable();
-	if (!user_read_access_begin(p, len))
-		goto fault;
-	if (len < sizeof(word)) {
-		for (i = 0; i < len; i++)
-			unsafe_get_user(d[i], p + i, fault_end);
-	} else {
-		for (i = 0; i < len; i += sizeof(word)) {
-			if (i + sizeof(word) > len)
-				i = len - sizeof(word);
-			unsafe_get_user(word, (const u64 __user *)(p + i),
-					fault_end);
-			memcpy(d + i, &word, sizeof(word));
-		}
-	}
-	user_read_access_end();
-	pagefault_enable();
-	return 0;
-
-fault_end:
-	user_read_access_end();
-fault:
-	pagefault_enable();
-	return -EFAULT;
-}
-
-/*
- * Copy @len bytes of the section at @addr to @dst. Without @may_fault, only
- * in a lookup, after its nmi_uaccess_okay() check.
- */
+/* Copy @len bytes of the section at @addr to @dst, if they are in it. */
 static int sframe_read(const struct sframe_table *tbl, void *dst,
-		       unsigned long addr, size_t len, bool may_fault)
+		       unsigned long addr, size_t len)
 {
 	if (addr < tbl->sec_start || addr >= tbl->sec_end ||
 	    len > tbl->sec_end - addr)
 		return -EINVAL;
-
-	if (may_fault)
-		return copy_from_user(dst, (const void __user *)addr, len) ?
-		       -EFAULT : 0;
-
-	return sframe_copy_nofault(dst, addr, len);
+	return sframe_copy(dst, addr, len);
 }
 
 /**
  * sframe_table_init() - check an SFrame header and describe its section
  * @tbl:	table to fill in
- * @hdr:	a kernel copy of the first @hdr_len bytes of the section
+ * @hdr:	a copy of the first @hdr_len bytes of the section
  * @hdr_len:	number of bytes at @hdr
- * @sec_start:	user address of the section
+ * @sec_start:	address of the section
  * @sec_size:	size of the section in bytes
- * @text_start:	first user text address the section may describe
+ * @text_start:	first text address the section may describe, placed
+ *		relative to @sec_start as the ELF file places them
  * @text_end:	end of that text (exclusive)
  * @abi:	the SFRAME_ABI_* value the task's architecture requires
  *
@@ -190,20 +160,11 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->abi = h->abi_arch;
 	tbl->fixed_fp_off = h->cfa_fixed_fp_offset;
 	tbl->fixed_ra_off = h->cfa_fixed_ra_offset;
-	tbl->marks = NULL;
-	tbl->nr_marks = 0;
-	tbl->index = NULL;
-	tbl->nr_index = 0;
-	tbl->index_shift = 0;
-	tbl->rows = NULL;
-	tbl->nr_rows = 0;
-	tbl->blocks = NULL;
-	tbl->nr_blocks = 0;
-	tbl->block_shift = 0;
+	tbl->rules = NULL;
 	return 0;
 }
 
-/* A function descriptor reduced to what the lookup needs. */
+/* A function descriptor, decoded. */
 struct sframe_fde {
 	unsigned long	func_start;
 	u32		func_size;
@@ -235,25 +196,21 @@ sframe_func_start(const struct sframe_table *tbl, unsigned long fde_addr,
 /*
  * Frame row entries are small (2 to 17 bytes) and read in sequence: they
  * are read through a window, a copy of up to SFRAME_WINDOW_SIZE bytes of the
- * row sub-section, so that a lookup usually reads a function's rows with
- * one user copy.
+ * row sub-section. The validation reads exactly what it checks, so that it
+ * never touches rows beyond those it has accounted for.
  */
 #define SFRAME_WINDOW_SIZE		64
 
 struct sframe_window {
-	unsigned long	start;		/* user address of buf[0] */
-	unsigned long	limit;		/* no need to copy from here on */
+	unsigned long	start;		/* address of buf[0] */
 	unsigned int	len;		/* bytes copied to buf */
-	bool		may_fault;
 	u8		buf[SFRAME_WINDOW_SIZE];
 };
 
-static inline void sframe_window_init(struct sframe_window *w, bool may_fault)
+static inline void sframe_window_init(struct sframe_window *w)
 {
 	w->start = 0;
-	w->limit = ULONG_MAX;
 	w->len = 0;
-	w->may_fault = may_fault;
 }
 
 /*
@@ -264,7 +221,6 @@ static int sframe_window_get(const struct sframe_table *tbl,
 			     struct sframe_window *w, unsigned long addr,
 			     unsigned int len, const u8 **p)
 {
-	unsigned long size;
 	int ret;
 
 	if (addr < tbl->fres_start || addr >= tbl->fres_end ||
@@ -273,23 +229,11 @@ static int sframe_window_get(const struct sframe_table *tbl,
 
 	if (addr < w->start || addr - w->start > w->len ||
 	    len > w->len - (addr - w->start)) {
-		/*
-		 * The validation reads exactly what it checks, so that it
-		 * never touches rows beyond those it has accounted for; a
-		 * lookup reads ahead, up to the end of the rows it may need.
-		 */
-		size = w->may_fault ? len : tbl->fres_end - addr;
-		if (!w->may_fault && w->limit > addr && size > w->limit - addr)
-			size = w->limit - addr;
-		if (size < len)
-			size = len;
-		if (size > SFRAME_WINDOW_SIZE)
-			size = SFRAME_WINDOW_SIZE;
-		ret = sframe_read(tbl, w->buf, addr, size, w->may_fault);
+		ret = sframe_read(tbl, w->buf, addr, len);
 		if (ret)
 			return ret;
 		w->start = addr;
-		w->len = size;
+		w->len = len;
 	}
 	*p = w->buf + (addr - w->start);
 	return 0;
@@ -297,8 +241,7 @@ static int sframe_window_get(const struct sframe_table *tbl,
 
 /*
  * The attribute record of a version 3 function, at @fde->fres_off until
- * it is read, with the function's rows right behind it: read through @w,
- * so that a lookup usually reads the rows with the same copy.
+ * it is read, with the function's rows right behind it.
  */
 static int sframe_read_attrs(const struct sframe_table *tbl,
 			     struct sframe_fde *fde, struct sframe_window *w)
@@ -327,7 +270,6 @@ union sframe_fde_raw {
 	struct sframe_fde_v1	v1;
 	struct sframe_fde_v2	v2;
 	struct sframe_fde_v3	v3;
-	u32			words[sizeof(struct sframe_fde_v2) / sizeof(u32)];
 };
 
 /*
@@ -368,149 +310,15 @@ static void sframe_decode_fde(const struct sframe_table *tbl, u32 idx,
 
 /* Read and decode the descriptor @idx. */
 static int sframe_read_fde(const struct sframe_table *tbl, u32 idx,
-			   struct sframe_fde *fde, bool may_fault)
+			   struct sframe_fde *fde)
 {
 	union sframe_fde_raw r;
 	int ret;
 
-	ret = sframe_read(tbl, &r, sframe_fde_addr(tbl, idx), tbl->fde_size,
-			  may_fault);
+	ret = sframe_read(tbl, &r, sframe_fde_addr(tbl, idx), tbl->fde_size);
 	if (ret)
 		return ret;
 	sframe_decode_fde(tbl, idx, &r, fde);
-	return 0;
-}
-
-/*
- * The descriptors the function index of @tbl leaves to search for @ip:
- * [*@lo, *@hi), whose first one starts at or below @ip by the index.
- * Without an index, all of them, none known to start at or below @ip.
- *
- * Return: true if the index says the first one starts at or below @ip;
- * false if there is no index, or no descriptor can.
- */
-static bool sframe_index_find(const struct sframe_table *tbl,
-			      unsigned long ip, u32 *lo, u32 *hi)
-{
-	long off = ip - tbl->sec_start;
-	u32 l = 0, h = tbl->nr_index;
-
-	*lo = 0;
-	*hi = tbl->num_fdes;
-	if (!tbl->index)
-		return false;
-	while (l < h) {
-		u32 mid = l + (h - l) / 2;
-
-		if (tbl->index[mid] <= off)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	if (!l) {
-		*hi = 0;
-		return false;
-	}
-	*lo = (l - 1) << tbl->index_shift;
-	if (*hi - *lo > 1U << tbl->index_shift)
-		*hi = *lo + (1U << tbl->index_shift);
-	return true;
-}
-
-/*
- * Find the index of the last descriptor whose function starts at or below
- * @ip, and read that descriptor into *@fde. The search reads one start
- * address per probe, and then the descriptor found, all inside one user
- * access window over the descriptor table (whose bounds were checked
- * against the section by sframe_table_init()), so that a probe costs a
- * load rather than a copy_from_user_nofault() of its own. With a function
- * index, only the descriptors between two of its entries are searched.
- */
-static int sframe_search_fdes(const struct sframe_table *tbl,
-			      unsigned long ip, u32 *idx,
-			      struct sframe_fde *fde)
-{
-	union sframe_fde_raw r;
-	const u8 __user *src;
-	unsigned int i;
-	unsigned long size = (unsigned long)tbl->num_fdes * tbl->fde_size;
-	const void __user *fdes = (const void __user *)tbl->fdes_start;
-	unsigned long func;
-	bool found;
-	s64 start64;
-	s32 start;
-	u32 lo, hi;
-
-	found = sframe_index_find(tbl, ip, &lo, &hi);
-	if (found)
-		*idx = lo++;
-	else if (!hi)
-		return -ENOENT;
-	/* User memory is not the task's now (switch_mm): nothing is missing. */
-	if (!nmi_uaccess_okay())
-		return -EBUSY;
-
-	pagefault_disable();
-	if (!user_read_access_begin(fdes, size))
-		goto fault;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		unsigned long addr = sframe_fde_addr(tbl, mid);
-
-		/* The function start is the first field of every version. */
-		if (tbl->version == SFRAME_VERSION_3) {
-			unsafe_get_user(start64, (const s64 __user *)addr,
-					fault_end);
-			func = addr + start64;
-		} else {
-			unsafe_get_user(start, (const s32 __user *)addr,
-					fault_end);
-			func = sframe_func_start(tbl, addr, start);
-		}
-		if (func <= ip) {
-			*idx = mid;
-			found = true;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (found) {
-		/* In words, and the byte a version 1 descriptor has more. */
-		src = (const u8 __user *)sframe_fde_addr(tbl, *idx);
-		for (i = 0; i + sizeof(u32) <= tbl->fde_size; i += sizeof(u32))
-			unsafe_get_user(r.words[i / sizeof(u32)],
-					(const u32 __user *)(src + i), fault_end);
-		if (i < tbl->fde_size)
-			unsafe_get_user(((u8 *)&r)[i], src + i, fault_end);
-	}
-	user_read_access_end();
-	pagefault_enable();
-	if (!found)
-		return -ENOENT;
-	sframe_decode_fde(tbl, *idx, &r, fde);
-	return 0;
-
-fault_end:
-	user_read_access_end();
-fault:
-	pagefault_enable();
-	return -EFAULT;
-}
-
-/* The descriptor of the function that contains @ip, and its index. */
-static int sframe_find_fde(const struct sframe_table *tbl, unsigned long ip,
-			   struct sframe_fde *fde, u32 *idx)
-{
-	int ret;
-
-	if (ip < tbl->text_start || ip >= tbl->text_end)
-		return -ENOENT;
-	ret = sframe_search_fdes(tbl, ip, idx, fde);
-	if (ret)
-		return ret;
-	if (ip < fde->func_start || ip - fde->func_start >= fde->func_size)
-		return -ENOENT;
 	return 0;
 }
 
@@ -542,7 +350,7 @@ static inline unsigned int sframe_offset_size(u8 fre_info)
 
 /* One frame row entry, as the scan sees it. */
 struct sframe_fre {
-	unsigned long	addr;		/* user address of the entry */
+	unsigned long	addr;		/* address of the entry */
 	u32		start;		/* start offset in the function */
 	u8		info;
 	unsigned int	size;		/* total size in bytes */
@@ -808,347 +616,253 @@ static int sframe_fde_rows(const struct sframe_table *tbl,
 	return -EINVAL;
 }
 
-/*
- * Where to start reading the rows of function @idx for @pc_off: at the last
- * mark the validation left at or below it (*@row and *@addr move there), if
- * any; the rows before it start lower. Marks are sorted by function, then
- * by start, and are the kernel's own: only the rows they point at are user
- * data, and are read with the usual checks.
- */
-static void sframe_mark_find(const struct sframe_table *tbl, u32 idx,
-			     u32 pc_off, u32 *row, unsigned long *addr)
+
+/* Rows the repetitions of PCMASK functions may add to a table, at most. */
+static u64 sframe_pcmask_rows(const struct sframe_table *tbl)
 {
-	const struct sframe_row_mark *m;
-	u32 lo = 0, hi = tbl->nr_marks;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		m = &tbl->marks[mid];
-		if (m->fde < idx || (m->fde == idx && m->start <= pc_off))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || tbl->marks[lo - 1].fde != idx)
-		return;
-	m = &tbl->marks[lo - 1];
-	*row = m->row;
-	*addr = tbl->fres_start + m->off;
+	return max_t(u64, tbl->sec_end - tbl->sec_start,
+		     SFRAME_PCMASK_ROWS_MIN);
 }
 
 /**
- * sframe_find_row() - look up the rule for a user instruction pointer in
- *		       the row table
- * @tbl:	a table set up by sframe_table_init(), with a row table
- * @ip:		user instruction pointer
- * @rowp:	set to the row of the rule on success, a row of the table
+ * sframe_max_rows() - room for the rows of a section's table
+ * @tbl:	a table set up by sframe_table_init()
  *
- * Finds the last row that starts at or below @ip among the rows of its
- * block of text: by a scan if they are few, else by binary search. Reads
- * kernel memory only.
+ * A row per frame row entry, at most two more per function (a start
+ * without a row, a gap behind it), one behind the last function, and the
+ * rows that repeat those of PCMASK functions: proportional to the section,
+ * whose size is bounded.
  *
- * Context: any context; the caller keeps the table alive.
- * Return: 0 on success; -ENOENT if @ip is not described by the table; 1 if
- * the rule is to be read from the section (sframe_find()): the row for @ip
- * cannot hold it.
+ * Return: the most rows sframe_table_build() may put in the table of
+ * @tbl, or 0 if @tbl gets no table: its text is too large for the rows'
+ * 32-bit starts.
  */
-int sframe_find_row(const struct sframe_table *tbl, unsigned long ip,
-		    const struct sframe_row **rowp)
+u32 sframe_max_rows(const struct sframe_table *tbl)
 {
-	unsigned long off = ip - tbl->text_start;
-	const struct sframe_row *row;
-	u32 b, lo, hi;
+	u64 max = tbl->num_fres + 2ULL * tbl->num_fdes + 1 +
+		  sframe_pcmask_rows(tbl);
 
-	if (ip < tbl->text_start || ip >= tbl->text_end)
-		return -ENOENT;
-	b = tbl->nr_blocks - 1;
-	if (off >> tbl->block_shift < b)
-		b = off >> tbl->block_shift;
-	lo = tbl->blocks[b];
-	hi = b + 1 < tbl->nr_blocks ? tbl->blocks[b + 1] : tbl->nr_rows;
-	/* The number of rows at or below @off is in [lo, hi]. */
-	while (hi - lo > SFRAME_ROW_SCAN) {
-		u32 mid = hi - (hi - lo) / 2;
+	if (max > U32_MAX || tbl->text_end - tbl->text_start > U32_MAX)
+		return 0;
+	return max;
+}
 
-		if (tbl->rows[mid - 1].pc <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
+/**
+ * sframe_max_rules() - room for the distinct rules of a section's table
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Return: the most distinct rules sframe_table_build() may put in the
+ * table of @tbl.
+ */
+u32 sframe_max_rules(const struct sframe_table *tbl)
+{
+	return min_t(u32, sframe_max_rows(tbl), SFRAME_RULES_MAX);
+}
+
+/**
+ * sframe_hash_bits() - size of the hash table of a section's rules
+ * @tbl:	a table set up by sframe_table_init()
+ *
+ * Return: the shift of a hash table at most half full with
+ * sframe_max_rules() rules.
+ */
+u8 sframe_hash_bits(const struct sframe_table *tbl)
+{
+	u64 max = sframe_max_rules(tbl);
+	u8 bits = 4;
+
+	while ((1ULL << bits) < 2 * max)
+		bits++;
+	return bits;
+}
+
+/* A hash of a rule: a mix of its words. */
+static u32 sframe_rule_hash(const struct unwind_user_frame *frame)
+{
+	u32 w[sizeof(*frame) / sizeof(u32)], h = 0;
+	unsigned int i;
+
+	memcpy(w, frame, sizeof(w));
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		h = (h ^ w[i]) * 0x9e3779b1;
+	return h ^ (h >> 16);
+}
+
+/*
+ * The index of @frame in the rules of the table @b builds: of the same
+ * rule already there, or of @frame added. Rules are compared as bytes:
+ * every rule is made from a zeroed frame.
+ */
+static int sframe_rule_index(struct sframe_build *b,
+			     const struct unwind_user_frame *frame, u16 *idx)
+{
+	u32 mask = (1U << b->hash_bits) - 1;
+	u32 h = sframe_rule_hash(frame) & mask;
+
+	while (b->hash[h]) {
+		u16 i = b->hash[h] - 1;
+
+		if (!memcmp(&b->rules[i], frame, sizeof(*frame))) {
+			*idx = i;
+			return 0;
+		}
+		h = (h + 1) & mask;
 	}
-	while (lo < hi && tbl->rows[lo].pc <= off)
-		lo++;
-	if (!lo)
-		return -ENOENT;
-	row = &tbl->rows[lo - 1];
-	if (row->flags & SFRAME_ROW_NONE)
-		return -ENOENT;
-	if (row->flags & SFRAME_ROW_USER)
-		return 1;
-	*rowp = row;
+	/* Half of the hash table is enough for the most rules. */
+	if (b->nr_rules >= SFRAME_RULES_MAX ||
+	    2ULL * (b->nr_rules + 1) > 1ULL << b->hash_bits)
+		return -E2BIG;
+	b->rules[b->nr_rules] = *frame;
+	*idx = b->nr_rules++;
+	b->hash[h] = *idx + 1;
 	return 0;
 }
 
-/* sframe_find() in the section itself. */
-static int sframe_find_section(const struct sframe_table *tbl,
-			       unsigned long ip,
-			       struct unwind_user_frame *frame)
+/*
+ * Put a row at text offset @pc, with the rule @rule, in the table @b
+ * builds. A row with the rule of the row before it is that row going on.
+ * Every row asked for counts against the room, merged or not, so that the
+ * work is bounded as the table is.
+ */
+static int sframe_row_add(struct sframe_build *b, u32 pc, u16 rule)
 {
-	struct sframe_fre fre, found;
-	struct sframe_window w;
-	unsigned int addr_size, max_words;
-	struct sframe_fde fde;
-	unsigned long addr;
-	u32 idx, pc_off, i;
-	int ret;
+	u32 last = b->nr_rows - 1;
 
-	ret = sframe_find_fde(tbl, ip, &fde, &idx);
-	if (ret)
-		return ret;
-	sframe_window_init(&w, false);
-	ret = sframe_read_attrs(tbl, &fde, &w);
-	if (ret)
-		return ret;
-	ret = sframe_fde_rows(tbl, &fde, &addr_size, &max_words);
-	if (ret)
-		return ret;
-	/*
-	 * Version 3: a signal trampoline's caller is in the signal frame,
-	 * whatever its rows say; a DEFAULT function without rows is the
-	 * outermost frame.
-	 */
-	if (tbl->version == SFRAME_VERSION_3 &&
-	    (SFRAME_V3_FUNC_SIGNAL_P(fde.info) || !fde.fres_num)) {
-		if (!SFRAME_V3_FUNC_SIGNAL_P(fde.info) &&
-		    fde.info2 != SFRAME_V3_FDE_TYPE_DEFAULT)
-			return -ENOENT;
-		memset(frame, 0, sizeof(*frame));
-		frame->signal = SFRAME_V3_FUNC_SIGNAL_P(fde.info);
-		frame->outermost = !frame->signal;
+	if (b->asked >= b->max_rows)
+		return -E2BIG;
+	b->asked++;
+	if (b->nr_rows && b->rule[last] == rule)
+		return 0;
+	if (b->nr_rows && b->pc[last] == pc) {
+		b->rule[last] = rule;
 		return 0;
 	}
-	if (!fde.fres_num)
-		return -ENOENT;
+	b->pc[b->nr_rows] = pc;
+	b->rule[b->nr_rows++] = rule;
+	return 0;
+}
 
-	pc_off = ip - fde.func_start;
-	if (SFRAME_FUNC_FDE_TYPE(fde.info) == SFRAME_FDE_TYPE_PCMASK) {
-		if (!fde.rep_size)
-			return -EINVAL;
-		pc_off %= fde.rep_size;
-	}
+/* A row with the rule @frame. */
+static int sframe_row_add_rule(struct sframe_build *b, u32 pc,
+			       const struct unwind_user_frame *frame)
+{
+	u16 idx;
+	int ret;
 
-	addr = tbl->fres_start + fde.fres_off;
-	if (addr < tbl->fres_start)
-		return -EINVAL;
-	i = 0;
-	if (fde.fres_num > SFRAME_ROWS_PER_MARK)
-		sframe_mark_find(tbl, idx, pc_off, &i, &addr);
-	/* The rows left are at most this long: copy no more of them. */
-	w.limit = addr + (unsigned long)(fde.fres_num - i) *
-			 (addr_size + 1 + max_words * sizeof(u32));
+	ret = sframe_rule_index(b, frame, &idx);
+	return ret ?: sframe_row_add(b, pc, idx);
+}
 
-	found.size = 0;
-	for (; i < fde.fres_num; i++) {
+/*
+ * Put the rows of one block of @fde's rows in the table: those that start
+ * below @limit, at @pc plus their start. Text before the first row, or
+ * without a row below @limit, has no rule.
+ */
+static int sframe_rows_put(const struct sframe_table *tbl,
+			   struct sframe_build *b, const struct sframe_fde *fde,
+			   unsigned int addr_size, unsigned int max_words,
+			   u32 pc, u32 limit)
+{
+	struct unwind_user_frame frame;
+	unsigned long addr = tbl->fres_start + fde->fres_off;
+	u8 fde_type = SFRAME_V3_FDE_TYPE(fde->info2);
+	struct sframe_window w;
+	struct sframe_fre fre;
+	unsigned int i;
+	int ret;
+
+	/* No rule until the first row: a row at @pc replaces this one. */
+	ret = sframe_row_add(b, pc, SFRAME_RULE_NONE);
+	if (ret)
+		return ret;
+	sframe_window_init(&w);
+	for (i = 0; i < fde->fres_num; i++) {
 		ret = sframe_read_fre(tbl, &w, addr, addr_size, max_words,
 				      &fre);
 		if (ret)
 			return ret;
-		if (fre.start > pc_off)
+		if (fre.start >= limit)
 			break;
-		found = fre;
+		ret = sframe_fre_to_frame(tbl, &w, &fre, addr_size, fde_type,
+					  &frame) ?:
+		      sframe_row_add_rule(b, pc + fre.start, &frame);
+		if (ret)
+			return ret;
 		addr += fre.size;
 	}
-	if (!found.size)
-		return -ENOENT;
-
-	return sframe_fre_to_frame(tbl, &w, &found, addr_size,
-				   SFRAME_V3_FDE_TYPE(fde.info2), frame);
-}
-
-/**
- * sframe_find() - look up the unwinding rule for a user instruction pointer
- * @tbl:	a table set up by sframe_table_init()
- * @ip:		user instruction pointer
- * @frame:	filled with the rule on success
- *
- * In the row table of @tbl, if the validation left one, and only for the
- * rules that are not in it: binary search over the function descriptors,
- * then a scan of the function's frame row entries: of at most
- * %SFRAME_ROWS_PER_MARK + 1 of them if the validation left marks in @tbl.
- * Reads user memory without faulting, so it is safe in any context,
- * including NMI, provided user access is allowed.
- *
- * Return: 0 on success, -ENOENT if @ip is not described by the table,
- * -EFAULT if the section could not be read without faulting, -EINVAL if
- * the data read is malformed.
- */
-int sframe_find(const struct sframe_table *tbl, unsigned long ip,
-		struct unwind_user_frame *frame)
-{
-	const struct sframe_row *row;
-	int ret;
-
-	if (tbl->rows) {
-		ret = sframe_find_row(tbl, ip, &row);
-		if (!ret)
-			sframe_row_unpack(row, frame);
-		if (ret <= 0)
-			return ret;
-	}
-	return sframe_find_section(tbl, ip, frame);
-}
-
-/**
- * sframe_find_func() - find the function a text address belongs to
- * @tbl:	registered section
- * @ip:		user text address
- * @start:	set to the start address of the function descriptor that
- *		covers @ip
- *
- * Context: any context; reads user memory without faulting.
- * Return: 0 on success, -ENOENT if no descriptor covers @ip, -EFAULT or
- * -EINVAL if the section cannot be read or is malformed.
- */
-int sframe_find_func(const struct sframe_table *tbl, unsigned long ip,
-		     unsigned long *start)
-{
-	struct sframe_fde fde;
-	u32 idx;
-	int ret;
-
-	ret = sframe_find_fde(tbl, ip, &fde, &idx);
-	if (!ret)
-		*start = fde.func_start;
-	return ret;
-}
-
-/**
- * sframe_row_pack() - put a rule in a row
- * @frame:	the rule
- * @row:	its flags and offsets are set to the rule; @row->pc is kept
- *
- * Return: true if the row holds the rule; false if it cannot: version 3
- * rules through a register, or RA or FP offsets beyond 16 bits.
- */
-bool sframe_row_pack(const struct unwind_user_frame *frame,
-		     struct sframe_row *row)
-{
-	if (frame->flags || frame->ra_off != (s16)frame->ra_off ||
-	    frame->fp_off != (s16)frame->fp_off)
-		return false;
-	row->cfa_off = frame->cfa_off;
-	row->ra_off = frame->ra_off;
-	row->fp_off = frame->fp_off;
-	row->flags = (frame->use_fp ? SFRAME_ROW_USE_FP : 0) |
-		     (frame->ra_saved ? SFRAME_ROW_RA_SAVED : 0) |
-		     (frame->fp_saved ? SFRAME_ROW_FP_SAVED : 0) |
-		     (frame->ra_signed ? SFRAME_ROW_RA_SIGNED : 0) |
-		     (frame->outermost ? SFRAME_ROW_OUTERMOST : 0) |
-		     (frame->signal ? SFRAME_ROW_SIGNAL : 0);
-	row->pad = 0;
-	return true;
+	return 0;
 }
 
 /*
- * Put a row at text offset @pc in the row table of @v: with @flags, or
- * with the rule @frame if given. A rule a row cannot hold is left to the
- * lookup in user memory. More rows than sframe_max_rows() allows leave
- * the section without row table.
+ * Put the rows of the checked function @fde in the table @b builds: a row
+ * without function over the gap behind the function before, a signal
+ * trampoline or a function without rows (version 3) as one row, a PCMASK
+ * function's rows repeated over the whole function.
  */
-static void sframe_row_add(const struct sframe_table *tbl,
-			   struct sframe_validation *v, u32 pc, u16 flags,
-			   const struct unwind_user_frame *frame)
-{
-	struct sframe_row *row;
-
-	if (!v->rows || v->rows_bad)
-		return;
-	if (v->nr_rows >= sframe_max_rows(tbl)) {
-		v->rows_bad = true;
-		return;
-	}
-	row = &v->rows[v->nr_rows++];
-	memset(row, 0, sizeof(*row));
-	row->pc = pc;
-	row->flags = flags;
-	if (frame && !sframe_row_pack(frame, row))
-		row->flags = SFRAME_ROW_USER;
-}
-
-/*
- * Open function @fde in the row table of @v: a row without function over
- * the text between the last function's end and its start. Functions that
- * overlap (gas and ld write none) leave the section without row table.
- */
-static void sframe_rows_func(const struct sframe_table *tbl,
-			     struct sframe_validation *v,
-			     const struct sframe_fde *fde)
+static int sframe_rows_func(const struct sframe_table *tbl,
+			    struct sframe_build *b,
+			    const struct sframe_fde *fde,
+			    unsigned int addr_size, unsigned int max_words)
 {
 	u32 start = fde->func_start - tbl->text_start;
+	struct unwind_user_frame frame;
+	u32 rep, off;
+	int ret;
 
-	if (!v->rows || v->rows_bad)
-		return;
-	if (v->next_fde && start < v->rows_end) {
-		v->rows_bad = true;
-		return;
+	if (b->nr_funcs && start > b->rows_end) {
+		ret = sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);
+		if (ret)
+			return ret;
 	}
-	if (v->next_fde && start > v->rows_end)
-		sframe_row_add(tbl, v, v->rows_end, SFRAME_ROW_NONE, NULL);
-	v->rows_end = start + fde->func_size;
-}
+	b->rows_end = start + fde->func_size;
+	if (!fde->func_size)
+		return 0;
+	b->funcs[b->nr_funcs++] = start;
 
-/**
- * sframe_row_blocks() - size the block index of a row table
- * @rows:	the rows, sorted by start
- * @nr_rows:	number of @rows, not 0
- * @shift:	set to the block shift
- *
- * Blocks of at least 2^%SFRAME_ROW_BLOCK_MIN_SHIFT bytes of text, as small
- * as keeps the block index no longer than the table.
- *
- * Return: the number of entries of the block index.
- */
-u32 sframe_row_blocks(const struct sframe_row *rows, u32 nr_rows, u8 *shift)
-{
-	u64 last = rows[nr_rows - 1].pc;
-	u8 s = SFRAME_ROW_BLOCK_MIN_SHIFT;
-
-	while ((last >> s) >= nr_rows)
-		s++;
-	*shift = s;
-	return (last >> s) + 1;
-}
-
-/**
- * sframe_row_index() - fill the block index of a row table
- * @rows:	the rows, sorted by start
- * @nr_rows:	number of @rows
- * @blocks:	the block index to fill: entry b counts the rows that start
- *		at or below b << @shift
- * @nr_blocks:	number of @blocks, from sframe_row_blocks()
- * @shift:	the block shift, from sframe_row_blocks()
- */
-void sframe_row_index(const struct sframe_row *rows, u32 nr_rows,
-		      u32 *blocks, u32 nr_blocks, u8 shift)
-{
-	u32 b, n = 0;
-
-	for (b = 0; b < nr_blocks; b++) {
-		while (n < nr_rows && rows[n].pc <= (u64)b << shift)
-			n++;
-		blocks[b] = n;
+	/*
+	 * Version 3: a signal trampoline's caller is in the signal frame,
+	 * whatever its rows say; a function without rows is the outermost.
+	 */
+	if ((tbl->version == SFRAME_VERSION_3 &&
+	     SFRAME_V3_FUNC_SIGNAL_P(fde->info)) || !fde->fres_num) {
+		memset(&frame, 0, sizeof(frame));
+		frame.signal = tbl->version == SFRAME_VERSION_3 &&
+			       SFRAME_V3_FUNC_SIGNAL_P(fde->info);
+		frame.outermost = !frame.signal;
+		return sframe_row_add_rule(b, start, &frame);
 	}
+
+	if (SFRAME_FUNC_FDE_TYPE(fde->info) != SFRAME_FDE_TYPE_PCMASK)
+		return sframe_rows_put(tbl, b, fde, addr_size, max_words,
+				       start, fde->func_size);
+
+	/* The rows of every repetition block, each as long as the block. */
+	rep = fde->rep_size;
+	for (off = 0; off < fde->func_size; off += rep) {
+		if (off && !((off / rep) % SFRAME_VALIDATE_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		ret = sframe_rows_put(tbl, b, fde, addr_size, max_words,
+				      start + off,
+				      min(rep, fde->func_size - off));
+		if (ret)
+			return ret;
+		if (fde->func_size - off <= rep)
+			break;
+	}
+	return 0;
 }
 
 /*
- * Check one function, @v->next_fde: inside the text, its attributes, and
- * its rows, at most @fres_left of them (see sframe_table_validate_resume()),
- * and leave a mark at every %SFRAME_ROWS_PER_MARK-th row in @v->marks, if
- * given, and its rows in @v->rows, if given. Reads the attribute record of
- * a version 3 function into @fde.
+ * Check one function, @b->next_fde: inside the text, its attributes, and
+ * its rows, at most @fres_left of them (see sframe_table_build()). Reads
+ * the attribute record of a version 3 function into @fde. Then, if @b
+ * builds a table, put the function's rows in it.
  */
 static int sframe_validate_fde(const struct sframe_table *tbl,
-			       struct sframe_validation *v,
+			       struct sframe_build *b,
 			       struct sframe_fde *fde, u64 fres_left)
 {
 	unsigned int addr_size, max_words, i;
@@ -1156,8 +870,7 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	struct sframe_window w;
 	struct sframe_fre fre;
 	unsigned long addr;
-	u32 limit, start;
-	u16 whole = 0;
+	u32 limit;
 	u8 fde_type;
 	int ret;
 
@@ -1166,7 +879,7 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	    fde->func_size > tbl->text_end - fde->func_start)
 		return -EINVAL;
 
-	sframe_window_init(&w, true);
+	sframe_window_init(&w);
 	ret = sframe_read_attrs(tbl, fde, &w);
 	if (ret)
 		return ret;
@@ -1183,25 +896,6 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 		return -EINVAL;
 
 	/*
-	 * In the row table, as sframe_find() reads the function: a signal
-	 * trampoline or a function without rows is one row, and so is a
-	 * PCMASK function, which the lookup reads from the section.
-	 */
-	sframe_rows_func(tbl, v, fde);
-	start = fde->func_start - tbl->text_start;
-	if (tbl->version == SFRAME_VERSION_3 &&
-	    SFRAME_V3_FUNC_SIGNAL_P(fde->info))
-		whole = SFRAME_ROW_SIGNAL;
-	else if (!fde->fres_num)
-		whole = SFRAME_ROW_OUTERMOST;
-	else if (SFRAME_FUNC_FDE_TYPE(fde->info) == SFRAME_FDE_TYPE_PCMASK)
-		whole = SFRAME_ROW_USER;
-	if (whole && fde->func_size)
-		sframe_row_add(tbl, v, start, whole, NULL);
-	if (!fde->fres_num)
-		return 0;
-
-	/*
 	 * Row starts are below the function size (version 3 also allows
 	 * one at the very end, which no instruction uses, as libsframe).
 	 */
@@ -1215,7 +909,7 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	}
 
 	addr = tbl->fres_start + fde->fres_off;
-	if (fde->fres_off >= tbl->fres_end - tbl->fres_start)
+	if (fde->fres_num && fde->fres_off >= tbl->fres_end - tbl->fres_start)
 		return -EINVAL;
 
 	fre.start = 0;
@@ -1233,154 +927,273 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 			return ret;
 		if (fre.start >= limit || (i && fre.start <= prev))
 			return -EINVAL;
-		if (v->marks && i && !(i % SFRAME_ROWS_PER_MARK)) {
-			/* Not more than the rows the header counts allow. */
-			if (v->nr_marks >= v->max_marks)
-				return -EINVAL;
-			v->marks[v->nr_marks++] = (struct sframe_row_mark) {
-				.fde	= v->next_fde,
-				.start	= fre.start,
-				.off	= addr - tbl->fres_start,
-				.row	= i,
-			};
-		}
-		/*
-		 * Flexible rows can be malformed in more ways: decode them,
-		 * and the rows that go in the row table.
-		 */
-		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX ||
-		    (v->rows && !v->rows_bad && !whole &&
-		     fre.start < fde->func_size)) {
+		/* Flexible rows can be malformed in more ways: decode them. */
+		if (fde_type == SFRAME_V3_FDE_TYPE_FLEX) {
 			ret = sframe_fre_to_frame(tbl, &w, &fre, addr_size,
 						  fde_type, &frame);
 			if (ret)
 				return ret;
-			if (!whole && fre.start < fde->func_size) {
-				/* Before the first row, no rule. */
-				if (!i && fre.start)
-					sframe_row_add(tbl, v, start,
-						       SFRAME_ROW_NONE, NULL);
-				sframe_row_add(tbl, v, start + fre.start, 0,
-					       &frame);
-			}
 		}
 		addr += fre.size;
 	}
-	return 0;
+	if (!b->pc)
+		return 0;
+	return sframe_rows_func(tbl, b, fde, addr_size, max_words);
 }
 
 /**
- * sframe_table_validate_resume() - check a whole section, in steps if need be
+ * sframe_table_build() - check a whole section and build its table
  * @tbl:	a table set up by sframe_table_init()
- * @v:		progress of the validation; zeroed before the first call
+ * @b:		zeroed, but for the room for the table (see struct
+ *		sframe_build), or all zeroed to validate only
  *
- * Re-reads the header from user memory and checks that it still matches,
- * then checks every function descriptor (sorted, inside the text, a known
- * type) and every frame row entry (inside the row sub-section, start
- * addresses increasing and inside the function, a known offset encoding).
- * The functions together may not have more rows than the header counts,
- * which bounds the work by the size of the section. If @v->marks is set,
- * it is filled with the marks sframe_find() may use once they are in the
- * table (see struct sframe_row_mark), @v->max_marks of them at most:
- * sframe_max_marks() is enough for any section the validation accepts.
- * If @v->index is set, it is filled with the function index (see struct
- * sframe_table), of sframe_index_size() entries; @v->index_bad is set if
- * a function start is too far from the section for it.
+ * Checks every function descriptor (sorted, not overlapping, inside the
+ * text, a known type) and every frame row entry (inside the row
+ * sub-section, start addresses increasing and inside the function, a known
+ * offset encoding). The functions together may not have more rows than the
+ * header counts, which the header's own checks bound by the size of the
+ * section; a table has at most sframe_max_rows() rows, and making them
+ * reads each row twice more (the rows of a PCMASK function for each
+ * repetition). So the work is bounded by the size of the section.
  *
- * The validation stops when the task has a fatal signal pending (-EINTR),
- * which it checks at least every SFRAME_VALIDATE_BATCH descriptors or rows,
- * or when a page of the section cannot be read (-EFAULT); @v then records
- * the descriptors checked so far, and the next call goes on from there
- * instead of reading them again.
+ * Checks for a fatal signal, and reschedules, at least every
+ * SFRAME_VALIDATE_BATCH descriptors or rows.
  *
- * May fault and sleep: call it from task context only, without mmap_lock.
- *
- * Return: 0 if the section is usable; -EINTR or -EFAULT if the validation
- * stopped early and may be resumed; another negative error if the section
- * is not usable.
+ * Context: task context; may sleep.
+ * Return: 0 if the section is usable (and @b holds its table); -EINTR on
+ * a fatal signal; -E2BIG if its table would have more rows or rules than
+ * it may; -EINVAL if the section is malformed, or another negative error
+ * of the section's copy.
  */
-int sframe_table_validate_resume(const struct sframe_table *tbl,
-				 struct sframe_validation *v)
+int sframe_table_build(const struct sframe_table *tbl,
+		       struct sframe_build *b)
 {
-	struct sframe_header hdr;
-	struct sframe_table copy;
-	u8 shift = sframe_index_shift(tbl);
 	struct sframe_fde fde;
-	u32 marks, rows, rows_end;
-	u64 checked;
+	unsigned long prev_end = 0;
+	u64 checked = 0;
 	int ret;
 
-	ret = sframe_read(tbl, &hdr, tbl->sec_start, sizeof(hdr), true);
-	if (ret)
-		return ret;
-	ret = sframe_table_init(&copy, &hdr, sizeof(hdr), tbl->sec_start,
-				tbl->sec_end - tbl->sec_start, tbl->text_start,
-				tbl->text_end, tbl->abi);
-	if (ret)
-		return ret;
-	if (copy.num_fdes != tbl->num_fdes || copy.version != tbl->version ||
-	    copy.flags != tbl->flags || copy.fdes_start != tbl->fdes_start ||
-	    copy.fres_start != tbl->fres_start ||
-	    copy.fres_end != tbl->fres_end ||
-	    copy.fixed_fp_off != tbl->fixed_fp_off ||
-	    copy.fixed_ra_off != tbl->fixed_ra_off ||
-	    copy.num_fres != tbl->num_fres)
-		return -EINVAL;
-
-	for (checked = v->fres; v->next_fde < tbl->num_fdes; v->next_fde++) {
+	if (b->pc && !b->max_rows)
+		return -E2BIG;
+	for (; b->next_fde < tbl->num_fdes; b->next_fde++) {
 		/* Every batch of descriptors, or of rows of small functions. */
-		if (!(v->next_fde % SFRAME_VALIDATE_BATCH) ||
-		    v->fres - checked >= SFRAME_VALIDATE_BATCH) {
-			checked = v->fres;
+		if (!(b->next_fde % SFRAME_VALIDATE_BATCH) ||
+		    b->fres - checked >= SFRAME_VALIDATE_BATCH) {
+			checked = b->fres;
 			if (fatal_signal_pending(current))
 				return -EINTR;
 			cond_resched();
 		}
-		ret = sframe_read_fde(tbl, v->next_fde, &fde, true);
+		ret = sframe_read_fde(tbl, b->next_fde, &fde);
 		if (ret)
 			return ret;
-		if (v->next_fde && fde.func_start < v->prev_start)
+		/*
+		 * Sorted, and no function starts inside another: assemblers
+		 * and linkers write none, and a table cannot describe it.
+		 */
+		if (b->next_fde && (fde.func_start < b->prev_start ||
+				    fde.func_start < prev_end))
 			return -EINVAL;
-		marks = v->nr_marks;
-		rows = v->nr_rows;
-		rows_end = v->rows_end;
-		ret = sframe_validate_fde(tbl, v, &fde,
-					  tbl->num_fres - v->fres);
-		if (ret) {
-			/* The function is checked again from its first row. */
-			v->nr_marks = marks;
-			v->nr_rows = rows;
-			v->rows_end = rows_end;
+		ret = sframe_validate_fde(tbl, b, &fde, tbl->num_fres - b->fres);
+		if (ret)
 			return ret;
-		}
-		if (v->index && !(v->next_fde & ((1U << shift) - 1))) {
-			long off = fde.func_start - tbl->sec_start;
-
-			if (off != (s32)off)
-				v->index_bad = true;
-			v->index[v->next_fde >> shift] = off;
-		}
-		v->fres += fde.fres_num;
-		v->prev_start = fde.func_start;
+		b->fres += fde.fres_num;
+		b->prev_start = fde.func_start;
+		if (fde.func_size)
+			prev_end = fde.func_start + fde.func_size;
 	}
 	/* No function behind the last one. */
-	if (tbl->num_fdes)
-		sframe_row_add(tbl, v, v->rows_end, SFRAME_ROW_NONE, NULL);
+	if (b->pc && b->nr_funcs)
+		return sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);
 	return 0;
 }
 
 /**
- * sframe_table_validate() - check a whole section before it is used
+ * sframe_table_validate() - check a whole section
  * @tbl:	a table set up by sframe_table_init()
  *
- * sframe_table_validate_resume() in one go.
- * May fault and sleep: call it from task context only, without mmap_lock.
+ * sframe_table_build() without a table.
  *
+ * Context: task context; may sleep.
  * Return: 0 if the section is usable, a negative error otherwise.
  */
 int sframe_table_validate(const struct sframe_table *tbl)
 {
-	struct sframe_validation v = {};
+	struct sframe_build b = {};
 
-	return sframe_table_validate_resume(tbl, &v);
+	return sframe_table_build(tbl, &b);
+}
+
+/**
+ * sframe_rules_size() - size of the table a build left
+ * @b:		a successful sframe_table_build() with a table
+ * @nr_blocks:	set to the number of entries of its block index
+ * @block_shift: set to the block shift: blocks of at least
+ *		2^%SFRAME_BLOCK_MIN_SHIFT bytes of text, as small as keeps
+ *		the block index no longer than the rows
+ *
+ * Return: the bytes sframe_rules_fill() needs for the arrays of the table.
+ */
+size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
+			 u8 *block_shift)
+{
+	u8 s = SFRAME_BLOCK_MIN_SHIFT;
+	u64 last;
+
+	*nr_blocks = 0;
+	*block_shift = s;
+	if (b->nr_rows) {
+		last = b->pc[b->nr_rows - 1];
+		while ((last >> s) >= b->nr_rows)
+			s++;
+		*block_shift = s;
+		*nr_blocks = (last >> s) + 1;
+	}
+	return ((size_t)b->nr_rows + *nr_blocks + b->nr_funcs) * sizeof(u32) +
+	       (size_t)b->nr_rules * sizeof(struct unwind_user_frame) +
+	       (size_t)b->nr_rows * sizeof(u16);
+}
+
+/**
+ * sframe_rules_fill() - copy the table a build left to its final place
+ * @r:		the table to set up
+ * @mem:	sframe_rules_size() bytes, 4-byte aligned
+ * @tbl:	the section built
+ * @b:		a successful sframe_table_build() of @tbl with a table
+ * @nr_blocks:	from sframe_rules_size()
+ * @block_shift: from sframe_rules_size()
+ */
+void sframe_rules_fill(struct sframe_rules *r, void *mem,
+		       const struct sframe_table *tbl,
+		       const struct sframe_build *b, u32 nr_blocks,
+		       u8 block_shift)
+{
+	u32 *pc = mem, *blocks = pc + b->nr_rows, *funcs = blocks + nr_blocks;
+	struct unwind_user_frame *rules = (void *)(funcs + b->nr_funcs);
+	u16 *rule = (void *)(rules + b->nr_rules);
+	u32 i, n = 0;
+
+	memcpy(pc, b->pc, b->nr_rows * sizeof(*pc));
+	memcpy(rule, b->rule, b->nr_rows * sizeof(*rule));
+	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
+	memcpy(funcs, b->funcs, b->nr_funcs * sizeof(*funcs));
+	for (i = 0; i < nr_blocks; i++) {
+		while (n < b->nr_rows && pc[n] <= (u64)i << block_shift)
+			n++;
+		blocks[i] = n;
+	}
+	r->text_size = tbl->text_end - tbl->text_start;
+	r->nr_rows = b->nr_rows;
+	r->nr_rules = b->nr_rules;
+	r->nr_funcs = b->nr_funcs;
+	r->nr_blocks = nr_blocks;
+	r->block_shift = block_shift;
+	r->pc = pc;
+	r->rule = rule;
+	r->rules = rules;
+	r->blocks = blocks;
+	r->funcs = funcs;
+}
+
+/* The number of rows of @r that start at or below @off. */
+static u32 sframe_rows_below(const struct sframe_rules *r, unsigned long off)
+{
+	u32 b, lo, hi;
+
+	b = r->nr_blocks - 1;
+	if (off >> r->block_shift < b)
+		b = off >> r->block_shift;
+	lo = r->blocks[b];
+	hi = b + 1 < r->nr_blocks ? r->blocks[b + 1] : r->nr_rows;
+	/* The number is in [lo, hi]. */
+	while (hi - lo > SFRAME_ROW_SCAN) {
+		u32 mid = hi - (hi - lo) / 2;
+
+		if (r->pc[mid - 1] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	while (lo < hi && r->pc[lo] <= off)
+		lo++;
+	return lo;
+}
+
+/**
+ * sframe_rules_find() - look up the rule for a text offset
+ * @r:		a table
+ * @off:	offset in the table's text
+ * @frame:	filled with the rule on success
+ *
+ * Finds the last row that starts at or below @off among the rows of its
+ * block of text: by a scan if they are few, else by binary search.
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: 0 on success, -ENOENT if no function describes @off.
+ */
+int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
+		      struct unwind_user_frame *frame)
+{
+	u32 n;
+	u16 idx;
+
+	if (off >= r->text_size || !r->nr_rows)
+		return -ENOENT;
+	n = sframe_rows_below(r, off);
+	if (!n)
+		return -ENOENT;
+	idx = r->rule[n - 1];
+	if (idx == SFRAME_RULE_NONE)
+		return -ENOENT;
+	*frame = r->rules[idx];
+	return 0;
+}
+
+/**
+ * sframe_rules_func() - the start of the function a text offset is in
+ * @r:		a table
+ * @off:	offset in the table's text
+ * @start:	set to the offset of the start of its function
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: 0 on success, -ENOENT if no function describes @off.
+ */
+int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
+		      unsigned long *start)
+{
+	struct unwind_user_frame frame;
+	u32 lo = 0, hi = r->nr_funcs;
+
+	if (sframe_rules_find(r, off, &frame))
+		return -ENOENT;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (r->funcs[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	*start = r->funcs[lo - 1];
+	return 0;
+}
+
+/**
+ * sframe_find() - look up the rule for an address in a section's text
+ * @tbl:	a section whose table is at @tbl->rules
+ * @ip:		address in the text of @tbl
+ * @frame:	filled with the rule on success
+ *
+ * Context: any context; the caller keeps the table alive.
+ * Return: 0 on success, -ENOENT if @ip is not described by the table (or
+ * there is none).
+ */
+int sframe_find(const struct sframe_table *tbl, unsigned long ip,
+		struct unwind_user_frame *frame)
+{
+	if (!tbl->rules || ip < tbl->text_start)
+		return -ENOENT;
+	return sframe_rules_find(tbl->rules, ip - tbl->text_start, frame);
 }

@@ -2,15 +2,13 @@
 /*
  * KUnit tests for the SFrame decoder.
  *
- * Each test builds a section in kernel memory, copies it into a user
- * mapping of the test's own address space and runs the decoder on it, the
- * same way it runs on a task's .sframe section.
+ * Each test builds a section in kernel memory, copies it into a buffer of
+ * its own and runs the decoder on it, validating it and building its
+ * table as for a file's .sframe section, and looks rules up in the table.
  */
 #include <kunit/test.h>
-#include <linux/mman.h>
 #include <linux/sframe.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/unwind_user_types.h>
 
 #include <asm/unwind_user.h>
@@ -151,32 +149,87 @@ static size_t sf_finish(struct sf_builder *b)
 	return sizeof(h) + b->fde_len + b->fre_len;
 }
 
-/* Copy @len bytes of @data to a fresh user mapping; return its address. */
-static unsigned long sf_to_user(struct kunit *test, const void *data,
-				size_t len)
+/* Copy @len bytes of @data to a fresh buffer; return its address. */
+static unsigned long sf_to_kernel(struct kunit *test, const void *data,
+				  size_t len)
 {
-	unsigned long uaddr;
+	void *buf = kunit_kzalloc(test, BUF_SIZE, GFP_KERNEL);
 
-	uaddr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, uaddr, 0, "no user mapping");
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, data, len), 0);
-	return uaddr;
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memcpy(buf, data, len);
+	return (unsigned long)buf;
 }
 
 /*
- * Build, copy to user memory and set up a table. Its text is the TEXT_SIZE
- * bytes below the section, so that 32-bit function offsets reach it; only
- * the section is ever read.
+ * Build, copy and set up a table. Its text is the TEXT_SIZE bytes below
+ * the section, so that 32-bit function offsets reach it; only the section
+ * is ever read.
  */
 static int sf_load(struct kunit *test, struct sf_builder *b,
 		   struct sframe_table *tbl)
 {
 	size_t len = sf_finish(b);
-	unsigned long uaddr = sf_to_user(test, b->buf, len);
+	unsigned long addr = sf_to_kernel(test, b->buf, len);
 
-	return sframe_table_init(tbl, b->buf, len, uaddr, len,
-				 uaddr - TEXT_SIZE, uaddr, ARCH_SFRAME_ABI);
+	return sframe_table_init(tbl, b->buf, len, addr, len,
+				 addr - TEXT_SIZE, addr, ARCH_SFRAME_ABI);
+}
+
+/* Copy the section built again, now that its addresses are known. */
+static void sf_copy(struct sframe_table *tbl, struct sf_builder *b)
+{
+	memcpy((void *)tbl->sec_start, b->buf, tbl->sec_end - tbl->sec_start);
+}
+
+/*
+ * Validate @tbl and build its table, as the kernel does for a file's
+ * section, and let sframe_find() use it. Return: the build's result.
+ */
+static int sf_validate(struct kunit *test, struct sframe_table *tbl)
+{
+	struct sframe_build b = {};
+	struct sframe_rules *r;
+	u32 nr_blocks;
+	void *mem;
+	u8 shift;
+	int ret;
+
+	tbl->rules = NULL;
+	b.max_rows = sframe_max_rows(tbl);
+	b.hash_bits = sframe_hash_bits(tbl);
+	b.pc = kunit_kcalloc(test, b.max_rows, sizeof(*b.pc), GFP_KERNEL);
+	b.rule = kunit_kcalloc(test, b.max_rows, sizeof(*b.rule), GFP_KERNEL);
+	b.rules = kunit_kcalloc(test, sframe_max_rules(tbl), sizeof(*b.rules),
+				GFP_KERNEL);
+	b.hash = kunit_kcalloc(test, 1U << b.hash_bits, sizeof(*b.hash),
+			       GFP_KERNEL);
+	b.funcs = kunit_kcalloc(test, tbl->num_fdes + 1, sizeof(*b.funcs),
+				GFP_KERNEL);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, b.pc && b.rule && b.rules && b.hash &&
+			  b.funcs && r);
+	ret = sframe_table_build(tbl, &b);
+	if (ret)
+		return ret;
+	mem = kunit_kzalloc(test, sframe_rules_size(&b, &nr_blocks, &shift) + 4,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	sframe_rules_fill(r, mem, tbl, &b, nr_blocks, shift);
+	tbl->rules = r;
+	return 0;
+}
+
+/* The start of the function @ip is in, by the table of @tbl. */
+static int sf_find_func(const struct sframe_table *tbl, unsigned long ip,
+			unsigned long *start)
+{
+	int ret;
+
+	if (!tbl->rules || ip < tbl->text_start)
+		return -ENOENT;
+	ret = sframe_rules_func(tbl->rules, ip - tbl->text_start, start);
+	*start += tbl->text_start;
+	return ret;
 }
 
 /* Start address of a function at @text_addr, relative to the section. */
@@ -326,10 +379,9 @@ static void sframe_test_find(struct kunit *test, u8 version)
 	KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
 	build_two_funcs(b, &tbl, version, SFRAME_F_FDE_SORTED);
 	sf_finish(b);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl.sec_start, b->buf,
-					   tbl.sec_end - tbl.sec_start), 0);
+	sf_copy(&tbl, b);
 
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start, &f), -ENOENT);
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
@@ -351,13 +403,13 @@ static void sframe_test_find(struct kunit *test, u8 version)
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_end, &f), -ENOENT);
 
 	/* The function an address belongs to. */
-	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
-	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x33f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x33f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x40);
-	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x30, &start),
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x30, &start),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_end, &start), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_end, &start), -ENOENT);
 }
 
 static void sframe_test_find_v1(struct kunit *test)
@@ -396,10 +448,9 @@ static void sframe_test_find_pcrel(struct kunit *test)
 	sf_add_fde(b, (s32)(tbl.text_start + 0x100 - fde), 0x10, fre, 2,
 		   SFRAME_FRE_TYPE_ADDR1, 0);
 	sf_finish(b);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl.sec_start, b->buf,
-					   tbl.sec_end - tbl.sec_start), 0);
+	sf_copy(&tbl, b);
 
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x100, false, 8, true, -8, false, 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x101, false, 16, true, -8, false, 0);
 }
@@ -432,11 +483,8 @@ static void sframe_test_find_pcmask(struct kunit *test)
 			   SFRAME_FRE_TYPE_ADDR1 | SFRAME_FDE_TYPE_PCMASK << 4,
 			   16);
 		sf_finish(b);
-		KUNIT_ASSERT_EQ(test,
-				copy_to_user((void __user *)tbl.sec_start,
-					     b->buf,
-					     tbl.sec_end - tbl.sec_start), 0);
-		KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+		sf_copy(&tbl, b);
+		KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 		for (ip = tbl.text_start + 0x800; ip < tbl.text_start + 0x840; ip++)
 			expect_rule(test, &tbl, ip, false,
@@ -470,12 +518,9 @@ static void sframe_test_find_ra_fp(struct kunit *test)
 			continue;
 		}
 		sf_finish(b);
-		KUNIT_ASSERT_EQ(test,
-				copy_to_user((void __user *)tbl.sec_start,
-					     b->buf,
-					     tbl.sec_end - tbl.sec_start), 0);
+		sf_copy(&tbl, b);
 	}
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 	/* Only a CFA offset: RA in the link register, FP untouched. */
 	expect_rule(test, &tbl, tbl.text_start, false, 0, false, 0, false, 0);
@@ -538,16 +583,13 @@ static void sframe_test_malformed(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
 		}
 		sf_finish(b);
-		KUNIT_ASSERT_EQ(test,
-				copy_to_user((void __user *)tbl.sec_start,
-					     b->buf,
-					     tbl.sec_end - tbl.sec_start), 0);
+		sf_copy(&tbl, b);
 
 		if (c == 0) {
-			KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+			KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 			continue;
 		}
-		KUNIT_EXPECT_NE_MSG(test, sframe_table_validate(&tbl), 0,
+		KUNIT_EXPECT_NE_MSG(test, sf_validate(test, &tbl), 0,
 				    "case %d", c);
 		/* Lookups on the bad section still return, with any result. */
 		sframe_find(&tbl, tbl.text_start + 0x100, &f);
@@ -579,33 +621,14 @@ static void sframe_test_outermost(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
 	}
 	sf_finish(b);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl.sec_start, b->buf,
-					   tbl.sec_end - tbl.sec_start), 0);
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+	sf_copy(&tbl, b);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 3, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.outermost);
 	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 4, &f), 0);
 	KUNIT_EXPECT_FALSE(test, f.outermost);
 	KUNIT_EXPECT_EQ(test, f.cfa_off, 8);
-}
-
-/* A section whose user pages are gone: lookups fail with -EFAULT. */
-static void sframe_test_unmapped(struct kunit *test)
-{
-	struct unwind_user_frame f;
-	struct sframe_table tbl;
-	struct sf_builder *b;
-
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	build_two_funcs(b, NULL, SFRAME_VERSION_1, SFRAME_F_FDE_SORTED);
-	KUNIT_ASSERT_EQ(test, sf_load(test, b, &tbl), 0);
-	KUNIT_ASSERT_EQ(test, vm_munmap(tbl.sec_start, PAGE_SIZE), 0);
-
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x10, &f),
-			-EFAULT);
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), -EFAULT);
 }
 
 #define V3_FLAGS	(SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL)
@@ -665,9 +688,7 @@ static void sf_load2(struct kunit *test, struct sf_builder *b,
 	KUNIT_ASSERT_EQ(test, sf_load(test, b, tbl), 0);
 	build(b, tbl);
 	sf_finish(b);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)tbl->sec_start,
-					   b->buf,
-					   tbl->sec_end - tbl->sec_start), 0);
+	sf_copy(tbl, b);
 }
 
 static void sframe_test_v3(struct kunit *test)
@@ -680,7 +701,7 @@ static void sframe_test_v3(struct kunit *test)
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	sf_load2(test, b, &tbl, build_v3);
-	KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 	/* DEFAULT rows, as in version 1 and 2. */
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
@@ -688,7 +709,7 @@ static void sframe_test_v3(struct kunit *test)
 	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
-	KUNIT_EXPECT_EQ(test, sframe_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
 
 	/* FLEX: a plain rule first, RA at its fixed offset. */
@@ -798,134 +819,19 @@ static void sframe_test_v3_malformed(struct kunit *test)
 	for (v3_bad_case = 0; v3_bad_case <= 7; v3_bad_case++) {
 		sf_load2(test, b, &tbl, build_v3_bad);
 		if (!v3_bad_case) {
-			KUNIT_EXPECT_EQ(test, sframe_table_validate(&tbl), 0);
+			KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 			KUNIT_EXPECT_EQ(test, sframe_find(&tbl,
 							  tbl.text_start + 0x10,
 							  &f), 0);
 			continue;
 		}
-		KUNIT_EXPECT_NE_MSG(test, sframe_table_validate(&tbl), 0,
+		KUNIT_EXPECT_NE_MSG(test, sf_validate(test, &tbl), 0,
 				    "case %d", v3_bad_case);
 		/* Lookups still return, with any result. */
 		sframe_find(&tbl, tbl.text_start + 0x10, &f);
 	}
 }
 
-/*
- * Two long functions: f0 at text + 0x100 with 100 rows, row i at 2 * i
- * with CFA = SP + 8 + i, and f1 at text + 0x200 with 40 rows, CFA = SP +
- * 16 + i.
- */
-#define MARKS_F0_ROWS	100
-#define MARKS_F1_ROWS	40
-
-static void build_marks(struct sf_builder *b, const struct sframe_table *t)
-{
-	u32 rows[2] = { MARKS_F0_ROWS, MARKS_F1_ROWS }, i, j;
-	s32 off, start;
-
-	sf_init(b, SFRAME_VERSION_2, SFRAME_F_FDE_SORTED, -8, 0);
-	/* Rows of three bytes: f1's start right after f0's. */
-	for (j = 0; j < 2; j++) {
-		for (i = 0; i < rows[j]; i++) {
-			off = 8 * (j + 1) + i;
-			sf_add_fre(b, 1, 2 * i, fre_info(true, 1, 0, false),
-				   &off, 1, 1);
-		}
-		start = t ? sf_rel(t, t->text_start + 0x100 * (j + 1)) : 0;
-		sf_add_fde(b, start, 0x100, j ? MARKS_F0_ROWS * 3 : 0, rows[j],
-			   SFRAME_FRE_TYPE_ADDR1, 0);
-	}
-}
-
-/*
- * The validation marks every SFRAME_ROWS_PER_MARK-th row of a function and
- * puts every function start in the function index, and a lookup with the
- * marks and the index finds what one without them finds, reading from the
- * last mark at or below the address on.
- */
-static void sframe_test_marks(struct kunit *test)
-{
-	struct sframe_validation v = {};
-	struct unwind_user_frame f, g;
-	struct sframe_table tbl;
-	struct sf_builder *b;
-	unsigned long ip;
-	u32 i, row;
-	u8 bad;
-
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	sf_load2(test, b, &tbl, build_marks);
-
-	v.max_marks = sframe_max_marks(&tbl);
-	KUNIT_ASSERT_EQ(test, v.max_marks,
-			(MARKS_F0_ROWS + MARKS_F1_ROWS) / SFRAME_ROWS_PER_MARK);
-	v.marks = kunit_kcalloc(test, v.max_marks, sizeof(*v.marks),
-				GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v.marks);
-	KUNIT_ASSERT_EQ(test, sframe_index_size(&tbl), 2);
-	KUNIT_ASSERT_EQ(test, sframe_index_shift(&tbl), 0);
-	v.index = kunit_kcalloc(test, 2, sizeof(*v.index), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v.index);
-	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
-	KUNIT_ASSERT_FALSE(test, v.index_bad);
-	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, v.index[i],
-				sf_rel(&tbl, tbl.text_start + 0x100 * (i + 1)));
-
-	/* Rows 32, 64 and 96 of f0, row 32 of f1. */
-	KUNIT_ASSERT_EQ(test, v.nr_marks, 4);
-	for (i = 0; i < v.nr_marks; i++) {
-		row = i < 3 ? (i + 1) * SFRAME_ROWS_PER_MARK :
-			      SFRAME_ROWS_PER_MARK;
-		KUNIT_EXPECT_EQ(test, v.marks[i].fde, i < 3 ? 0 : 1);
-		KUNIT_EXPECT_EQ(test, v.marks[i].row, row);
-		KUNIT_EXPECT_EQ(test, v.marks[i].start, 2 * row);
-		KUNIT_EXPECT_EQ(test, v.marks[i].off,
-				(i < 3 ? 0 : MARKS_F0_ROWS * 3) + row * 3);
-	}
-
-	for (ip = tbl.text_start + 0xf0; ip < tbl.text_start + 0x310; ip++) {
-		int want;
-
-		tbl.marks = NULL;
-		tbl.nr_marks = 0;
-		tbl.index = NULL;
-		tbl.nr_index = 0;
-		want = sframe_find(&tbl, ip, &f);
-		tbl.marks = v.marks;
-		tbl.nr_marks = v.nr_marks;
-		tbl.index = v.index;
-		tbl.nr_index = 2;
-		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &g), want,
-				    "ip %#lx", ip);
-		if (want)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, g.cfa_off, f.cfa_off, "ip %#lx", ip);
-		KUNIT_EXPECT_EQ_MSG(test, g.ra_off, f.ra_off, "ip %#lx", ip);
-	}
-	expect_rule(test, &tbl, tbl.text_start + 0x100 + 2 * 70, false, 78,
-		    true, -8, false, 0);
-	expect_rule(test, &tbl, tbl.text_start + 0x200 + 2 * 39 + 1, false, 55,
-		    true, -8, false, 0);
-
-	/*
-	 * A broken row 10 of f0, after the validation: a lookup past the
-	 * first mark does not read it, one before the mark does.
-	 */
-	bad = fre_info(true, SFRAME_FRE_MAX_OFFSETS + 1, 0, false);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(tbl.fres_start +
-							    10 * 3 + 1),
-					   &bad, 1), 0);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x100 + 2 * 40,
-					  &f), 0);
-	KUNIT_EXPECT_EQ(test, f.cfa_off, 48);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x100 + 2 * 20,
-					  &f), -EINVAL);
-}
-
-/* Build the sections of sframe_test_rows(); f1 inside f0 if set. */
 static bool rows_overlap;
 
 /*
@@ -957,88 +863,87 @@ static void build_rows(struct sf_builder *b, const struct sframe_table *t)
 }
 
 /*
- * The validation leaves the rows of every function in the row table, with
- * a row without function over each gap, and a lookup in the table finds
- * what one in the section finds at every address; PCMASK functions and
- * rules that a row cannot hold are looked up in the section. Overlapping
- * functions leave the section without row table.
+ * The table of build_rows(): the rows of every function, a row without
+ * function over each gap and behind the last function, a PCMASK
+ * function's rows repeated over the function, rows merged where the rule
+ * goes on, each distinct rule once (the far FP offset is one too), the
+ * function starts, and the block index. Overlapping functions are
+ * rejected: a table cannot describe them.
  */
 static void sframe_test_rows(struct kunit *test)
 {
-	static const u32 pcs[] = { 0x100, 0x104, 0x120, 0x140, 0x180, 0x188,
-				   0x190, 0x1c0, 0x200, 0x240 };
-	static const u16 flags[] = {
-		SFRAME_ROW_RA_SAVED, SFRAME_ROW_RA_SAVED,
-		SFRAME_ROW_USE_FP | SFRAME_ROW_RA_SAVED | SFRAME_ROW_FP_SAVED,
-		SFRAME_ROW_NONE, SFRAME_ROW_NONE, SFRAME_ROW_RA_SAVED,
-		SFRAME_ROW_USER, SFRAME_ROW_NONE, SFRAME_ROW_USER,
-		SFRAME_ROW_NONE,
-	};
-	struct sframe_validation v = {};
-	struct unwind_user_frame f, g;
+	static const u32 pcs[] = { 0x100, 0x104, 0x120, 0x140, 0x188, 0x190,
+				   0x1c0, 0x200, 0x206, 0x210, 0x216, 0x220,
+				   0x226, 0x230, 0x236, 0x240 };
+	static const u32 funcs[] = { 0x100, 0x180, 0x200 };
+	const struct sframe_rules *r;
+	struct unwind_user_frame f;
 	struct sframe_table tbl;
 	struct sf_builder *b;
-	unsigned long ip;
-	u32 i, blocks[16];
-	int want;
+	unsigned long ip, start;
+	u32 i, j;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	rows_overlap = false;
 	sf_load2(test, b, &tbl, build_rows);
-	KUNIT_ASSERT_EQ(test, sframe_max_rows(&tbl), 7 + 2 * 3 + 1);
-	v.rows = kunit_kcalloc(test, sframe_max_rows(&tbl), sizeof(*v.rows),
-			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v.rows);
-	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
-	KUNIT_ASSERT_FALSE(test, v.rows_bad);
-	KUNIT_ASSERT_EQ(test, v.nr_rows, ARRAY_SIZE(pcs));
-	for (i = 0; i < v.nr_rows; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, v.rows[i].pc, pcs[i], "row %u", i);
-		KUNIT_EXPECT_EQ_MSG(test, v.rows[i].flags, flags[i], "row %u",
+	KUNIT_ASSERT_EQ(test, sf_validate(test, &tbl), 0);
+	r = tbl.rules;
+	KUNIT_ASSERT_EQ(test, r->nr_rows, ARRAY_SIZE(pcs));
+	KUNIT_EXPECT_EQ(test, r->nr_rules, 4);
+	for (i = 0; i < r->nr_rows; i++)
+		KUNIT_EXPECT_EQ_MSG(test, r->pc[i], pcs[i], "row %u", i);
+	/* Rows without function at 0x140, 0x1c0 and 0x240. */
+	KUNIT_EXPECT_EQ(test, r->rule[3], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rule[6], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rule[15], SFRAME_RULE_NONE);
+	/* Each repetition of the PCMASK function has the same two rules. */
+	for (i = 9; i < 15; i++)
+		KUNIT_EXPECT_EQ_MSG(test, r->rule[i], r->rule[i - 2], "row %u",
 				    i);
+	KUNIT_ASSERT_EQ(test, r->nr_funcs, ARRAY_SIZE(funcs));
+	for (i = 0; i < r->nr_funcs; i++)
+		KUNIT_EXPECT_EQ(test, r->funcs[i], funcs[i]);
+
+	/* Blocks of 64 bytes: entry b counts the rows at or below b * 64. */
+	KUNIT_ASSERT_EQ(test, r->block_shift, 6);
+	KUNIT_ASSERT_EQ(test, r->nr_blocks, 0x240 / 64 + 1);
+	for (i = 0; i < r->nr_blocks; i++) {
+		for (j = 0; j < r->nr_rows && pcs[j] <= i << r->block_shift; j++)
+			;
+		KUNIT_EXPECT_EQ_MSG(test, r->blocks[i], j, "block %u", i);
 	}
-	KUNIT_EXPECT_EQ(test, v.rows[2].cfa_off, 16);
-	KUNIT_EXPECT_EQ(test, v.rows[2].fp_off, -16);
 
-	/* Blocks of 64 bytes, as many as there are rows. */
-	tbl.nr_blocks = sframe_row_blocks(v.rows, v.nr_rows, &tbl.block_shift);
-	KUNIT_ASSERT_EQ(test, tbl.block_shift, 6);
-	KUNIT_ASSERT_EQ(test, tbl.nr_blocks, 0x240 / 64 + 1);
-	sframe_row_index(v.rows, v.nr_rows, blocks, tbl.nr_blocks,
-			 tbl.block_shift);
-	KUNIT_EXPECT_EQ(test, blocks[0], 0);
-	KUNIT_EXPECT_EQ(test, blocks[4], 1);
-	KUNIT_EXPECT_EQ(test, blocks[5], 4);
-	KUNIT_EXPECT_EQ(test, blocks[8], 9);
-
+	/* Every address: the rule of the last row at or below it. */
 	for (ip = tbl.text_start; ip < tbl.text_start + 0x280; ip++) {
-		tbl.rows = NULL;
-		want = sframe_find(&tbl, ip, &f);
-		tbl.rows = v.rows;
-		tbl.nr_rows = v.nr_rows;
-		tbl.blocks = blocks;
-		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &g), want,
+		u32 off = ip - tbl.text_start;
+		int want = -ENOENT;
+
+		for (j = 0; j < ARRAY_SIZE(pcs) && pcs[j] <= off; j++)
+			;
+		if (j && r->rule[j - 1] != SFRAME_RULE_NONE)
+			want = 0;
+		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &f), want,
 				    "ip %#lx", ip);
-		if (want)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(&f, &g, sizeof(f)), 0,
-				    "ip %#lx", ip);
+		if (!want)
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(&f, &r->rules[r->rule[j - 1]],
+							 sizeof(f)), 0,
+					    "ip %#lx", ip);
 	}
 	expect_rule(test, &tbl, tbl.text_start + 0x190, false, 32, true, -8,
 		    true, 0x10000);
-
-	/* f1 inside f0: no row table, and the same rules from the section. */
-	rows_overlap = true;
-	memset(&v, 0, sizeof(v));
-	v.rows = kunit_kcalloc(test, sframe_max_rows(&tbl), sizeof(*v.rows),
-			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v.rows);
-	sf_load2(test, b, &tbl, build_rows);
-	KUNIT_ASSERT_EQ(test, sframe_table_validate_resume(&tbl, &v), 0);
-	KUNIT_EXPECT_TRUE(test, v.rows_bad);
-	expect_rule(test, &tbl, tbl.text_start + 0x128, false, 8, true, -8,
+	expect_rule(test, &tbl, tbl.text_start + 0x21f, false, 16, true, -8,
 		    false, 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x1bf,
+					   &start), 0);
+	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x180);
+	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x1c0,
+					   &start), -ENOENT);
+
+	/* f1 inside f0. */
+	rows_overlap = true;
+	sf_load2(test, b, &tbl, build_rows);
+	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), -EINVAL);
 }
 
 static struct kunit_case sframe_test_cases[] = {
@@ -1050,10 +955,8 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_find_ra_fp),
 	KUNIT_CASE(sframe_test_malformed),
 	KUNIT_CASE(sframe_test_outermost),
-	KUNIT_CASE(sframe_test_unmapped),
 	KUNIT_CASE(sframe_test_v3),
 	KUNIT_CASE(sframe_test_v3_malformed),
-	KUNIT_CASE(sframe_test_marks),
 	KUNIT_CASE(sframe_test_rows),
 	{}
 };

@@ -59,7 +59,7 @@ static int unwind_user_read(unsigned long addr, unsigned long *val)
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
 static int sysctl_unwind_user_sframe __read_mostly = 1;
-static int sysctl_unwind_user_recover __read_mostly = 1;
+static int sysctl_unwind_user_recover __read_mostly;
 
 static struct ctl_table unwind_user_sysctls[] = {
 	{
@@ -102,43 +102,15 @@ bool sframe_enabled(void)
 	return READ_ONCE(sysctl_unwind_user_sframe);
 }
 
-/*
- * SFrame lookups of a section one walk may make: one for each frame it has
- * unwound, and a reserve for the recovery of callers of frames without
- * SFrame data, which tries several candidates. A lookup reads at most
- * SFRAME_ROWS_PER_MARK + 1 rows of a function, after a binary search of
- * the descriptors, so a walk of any depth on any valid section costs at
- * most a constant factor more per frame than the frame pointer walk.
- * Lookups the per-CPU cache answers read no section and are not counted:
- * the candidates of a recovery come back sample after sample.
- */
-#define UNWIND_USER_LOOKUP_RESERVE	256
-
-static bool unwind_user_exhausted(struct unwind_user_state *state)
-{
-	return state->lookups >= UNWIND_USER_LOOKUP_RESERVE + state->depth;
-}
-
 static int unwind_user_find(struct unwind_user_state *state, unsigned long ip,
 			    struct unwind_user_frame *frame)
 {
-	bool hit = false;
-	int ret;
-
-	if (unwind_user_exhausted(state))
-		return -E2BIG;
-	ret = sframe_find_user(ip, frame, &hit);
-	if (!hit)
-		state->lookups++;
-	return ret;
+	return sframe_find_user(ip, frame, &state->hint);
 }
 
 static int unwind_user_func_start(struct unwind_user_state *state,
 				  unsigned long ip, unsigned long *start)
 {
-	if (unwind_user_exhausted(state))
-		return -E2BIG;
-	state->lookups++;
 	return sframe_func_start_user(ip, start);
 }
 
@@ -183,18 +155,27 @@ static int unwind_user_sframe(struct unwind_user_state *state,
 #define UNWIND_USER_SCAN_WORDS		256
 #define UNWIND_USER_SCAN_BUDGET		1024
 
+/*
+ * Candidate evaluations of one walk at most: a return address found in
+ * SFrame text (in the link register, a frame record or a scanned word),
+ * or one guess of its caller's stack pointer. An evaluation reads at most
+ * UNWIND_USER_FP_CHECK + 4 stack words and makes as many SFrame lookups,
+ * so with UNWIND_USER_SCAN_BUDGET words scanned (one text check each) the
+ * recovery's work per walk is bounded by a constant, whatever the stack
+ * holds.
+ */
+#define UNWIND_USER_RECOVER_EVALS	256
+
+static bool unwind_user_eval(struct unwind_user_state *state)
+{
+	if (state->evals >= UNWIND_USER_RECOVER_EVALS)
+		return false;
+	state->evals++;
+	return true;
+}
+
 /* Bytes above a saved return address searched for the caller's CFA. */
 #define UNWIND_USER_SP_SEARCH		(64 * sizeof(long))
-
-/*
- * Is SFrame data in play for the task: the sysctl on, and sections
- * registered or the task's text not looked at yet? Asked once per walk:
- * a task without any keeps its frame pointer walk, with no lookups.
- */
-static bool unwind_user_sframe_task(void)
-{
-	return sframe_enabled() && sframe_possible_user();
-}
 
 /*
  * Recover the callers of uncovered frames? Only while sysctl
@@ -385,7 +366,8 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	unsigned long sp, end, cfa, cnext;
 	bool found = false;
 
-	if (!ra || !sframe_text_user(ra) || !arch_unwind_user_after_call(ra) ||
+	if (!ra || !sframe_text_user(ra) || !unwind_user_eval(state) ||
+	    !arch_unwind_user_after_call(ra) ||
 	    unwind_user_find(state, ra - 1, &frame))
 		return false;
 
@@ -425,6 +407,8 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	end = slot + UNWIND_USER_SP_SEARCH;
 	for (sp = ALIGN(slot + sizeof(long), ARCH_UNWIND_USER_SP_ALIGN);
 	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
+		if (!unwind_user_eval(state))
+			return false;
 		if (unwind_user_frame_leads_on(&frame, sp, fp, ra, &cfa,
 					       &cnext) &&
 		    unwind_user_caller_fits(state, ra, cnext) &&
@@ -640,11 +624,6 @@ unwind_user_recover_enabled(struct unwind_user_state *state)
 	return false;
 }
 
-static inline bool unwind_user_sframe_task(void)
-{
-	return false;
-}
-
 static inline bool unwind_user_recover(struct unwind_user_state *state)
 {
 	return false;
@@ -821,14 +800,14 @@ static bool unwind_user_signal(struct unwind_user_state *state)
  * address; the one a uretprobe saved where its trampoline took the place of
  * the return address), stack pointer and frame pointer. The walk ends when
  * a frame cannot be read, when the task's SFrame data describes the frame
- * but cannot be used now, when the caller's frame would not be above the
- * current one on the stack, at a return address that is zero, below
- * mmap_min_addr or not a user address, after %UNWIND_USER_MAX_DEPTH
- * frames, or when the walk has read SFrame sections as often as it may
- * (once per frame, and a reserve).
+ * but cannot be used (its text not looked at yet, or a section without a
+ * table), when the caller's frame would not be above the current one on
+ * the stack, at a return address that is zero, below mmap_min_addr or not
+ * a user address, or after %UNWIND_USER_MAX_DEPTH frames.
  *
  * Context: any context in which the task's user memory may be accessed
- * without faulting, including NMI.
+ * without faulting, including NMI, with rcu_read_lock() held since
+ * unwind_user_start(): @state keeps the SFrame section it found last.
  * Return: 0 if @state moved to the caller, a negative error when done.
  */
 int unwind_user_next(struct unwind_user_state *state)
@@ -869,10 +848,10 @@ int unwind_user_next(struct unwind_user_state *state)
 		type = UNWIND_USER_TYPE_SFRAME;
 	} else if (ret != -ENOENT) {
 		/*
-		 * The text has SFrame data that cannot answer now (not
-		 * validated yet, not resident, changed): the code was built
-		 * for it, so the frame pointer is likely not one. Stop here
-		 * rather than report what it points at.
+		 * The text may have SFrame data that cannot answer (not
+		 * looked at yet, or a section without a table): the code
+		 * was built for it, so the frame pointer is likely not one.
+		 * Stop here rather than report what it points at.
 		 */
 		goto done;
 	} else if (first && state->at_func_entry) {
@@ -916,6 +895,24 @@ done:
 }
 
 /**
+ * unwind_user_has_sframe() - is SFrame data in play for the current task?
+ *
+ * SFrame unwinding is enabled, and the task has a registered section or
+ * text that was not looked at yet (its first lookup has it looked at).
+ * Consumers ask it once per walk and keep their own frame pointer walk
+ * for other tasks: a program built with frame pointers costs what it
+ * cost without this unwinder, and its chains keep their meaning (a walk
+ * through a stack switch is not cut there).
+ *
+ * Context: any context, including NMI.
+ * Return: true if the walk should use unwind_user_start().
+ */
+bool unwind_user_has_sframe(void)
+{
+	return sframe_enabled() && sframe_possible_user();
+}
+
+/**
  * unwind_user_start() - start a walk of the current task's user stack
  * @state:	state to initialize
  * @regs:	the task's user registers
@@ -923,7 +920,8 @@ done:
  * The innermost frame is @regs' instruction pointer; call unwind_user_next()
  * to move to each caller in turn.
  *
- * Context: any context; the walk is always of the current task.
+ * Context: any context, with rcu_read_lock() held until the last
+ * unwind_user_next() of the walk; the walk is always of the current task.
  * Return: 0 on success, -EINVAL if the registers cannot be unwound here
  * (kernel thread, kernel mode, or a task mode the architecture does not
  * unwind, such as 32-bit compat); @state is then marked done.
@@ -943,6 +941,6 @@ int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 	state->ip = instruction_pointer(regs);
 	state->sp = user_stack_pointer(regs);
 	state->fp = frame_pointer(regs);
-	state->sframe = unwind_user_sframe_task();
+	state->sframe = unwind_user_has_sframe();
 	return 0;
 }

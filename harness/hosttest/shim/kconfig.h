@@ -12,4 +12,11 @@
 #define CONFIG_USERSPACE_UNWINDER_SFRAME 1
 #define CONFIG_64BIT 1
 
+/*
+ * The decoder reads its copy of a section with memcpy() in the kernel; here
+ * every read goes through the shim's checked copy, which can also fail
+ * (fault injection): see shim/uaccess.c.
+ */
+#define sframe_copy(dst, addr, len) hostshim_sframe_copy((dst), (addr), (len))
+
 #endif /* _HOSTSHIM_KCONFIG_H */

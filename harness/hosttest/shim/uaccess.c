@@ -159,3 +159,8 @@ long copy_from_user_nofault(void *dst, const void __user *src, size_t size)
 	}
 	return 0;
 }
+
+int hostshim_sframe_copy(void *dst, unsigned long addr, size_t len)
+{
+	return copy_from_user(dst, (const void __user *)addr, len) ? -EFAULT : 0;
+}

@@ -627,8 +627,9 @@ int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
 	attr.type = o->ev_type;
 	attr.config = o->ev_config;
 	attr.sample_period = o->period_ns;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			   PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (!o->no_callchain)
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
 	/* threads and children; needs one event per CPU */
@@ -1186,6 +1187,14 @@ static void chain_format(const struct sample *smp, unsigned int depth,
 			 smp->depth);
 	else if (off < len)
 		snprintf(buf + off, len - off, " (end)");
+}
+
+void sample_print(const struct sample *smp)
+{
+	char buf[512];
+
+	chain_format(smp, SAMPLE_MAX_FRAMES, buf, sizeof(buf));
+	diag("pid %d: %s\n", smp->pid, buf);
 }
 
 struct hist_entry {

@@ -58,6 +58,8 @@ struct sampler_opts {
 	unsigned int max_ms;
 	uint64_t warmup_ns;
 	unsigned long min_leaf;
+	/* track mappings only: no call chains, so not a collector itself */
+	bool no_callchain;
 };
 
 struct sample {
@@ -171,6 +173,8 @@ enum chain_match { CHAIN_WRONG, CHAIN_SHORT, CHAIN_COMPLETE };
  */
 enum chain_match chain_match(const struct sample *smp,
 			     const char *const *expect, unsigned int depth);
+/* diag() one line: the sample's pid and its symbolized chain. */
+void sample_print(const struct sample *smp);
 void chain_count(const struct sampler *s, const struct sample_filter *f,
 		 const char *const *expect, unsigned int depth,
 		 uint64_t warmup_ns, struct chain_stats *st);

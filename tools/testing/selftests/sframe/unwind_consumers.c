@@ -2,7 +2,8 @@
 /*
  * The consumers of user call chains other than perf sampling get the same
  * SFrame chains: a system-call tracepoint opened with perf_event_open(),
- * ftrace's userstacktrace on a system-call event and on a kprobe event,
+ * ftrace's userstacktrace on a system-call event and on a kprobe event
+ * (and, with no other collector, on the first event of new processes),
  * and BPF programs calling bpf_get_stack() or bpf_get_stackid() from a
  * perf event and from a tracepoint.
  *
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -209,6 +211,7 @@ static bool judge(const char *label, struct wl_run *w, bool on, bool writer)
 
 FIXTURE(consumer) {
 	int saved;
+	int saved_recover;
 };
 
 FIXTURE_VARIANT(consumer) {
@@ -229,12 +232,21 @@ FIXTURE_SETUP(consumer)
 	if (self->saved < 0)
 		SKIP(return, "no %s", UNWIND_SYSCTL);
 	ASSERT_EQ(0, unwind_sysctl_write(variant->sframe));
+	/*
+	 * The writes go through write() of a C library without SFrame
+	 * data: its caller is guessed only where that is asked for.
+	 */
+	self->saved_recover = sysctl_int_read(RECOVER_SYSCTL);
+	ASSERT_LE(0, self->saved_recover);
+	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
 }
 
 FIXTURE_TEARDOWN(consumer)
 {
 	if (self->saved >= 0)
 		unwind_sysctl_write(self->saved);
+	if (self->saved_recover >= 0)
+		sysctl_int_write(RECOVER_SYSCTL, self->saved_recover);
 }
 
 /* ---- perf_event_open() on a system-call tracepoint ---- */
@@ -388,6 +400,122 @@ TEST_F_TIMEOUT(consumer, ftrace_syscall, 300)
 	if (!tracefs_ready())
 		SKIP(return, "no syscalls:sys_enter_write event");
 	ftrace_case(_metadata, "syscalls/sys_enter_write", variant->sframe);
+}
+
+/*
+ * A trace instance recording user stacks collects call chains by itself:
+ * with no perf event or BPF program taking them (the workload's mappings
+ * are tracked by an event without call chains), the first event of each
+ * of FIRST_PROCS processes started afterwards ("writer:1", whose first
+ * write is from path a) has the whole chain.
+ */
+#define FIRST_PROCS	20
+
+struct first_run {
+	pid_t self;
+	unsigned int nr;
+	pid_t pid[FIRST_PROCS];
+	uint64_t frames[FIRST_PROCS][MAX_FRAMES];
+	unsigned int depth[FIRST_PROCS];
+};
+
+/* The first user stack of each process other than this one, in order. */
+static void first_read(struct first_run *r)
+{
+	char line[512];
+	int cur = -1;
+	unsigned int i;
+	FILE *f;
+
+	r->nr = 0;
+	f = fopen(INSTANCE "/trace", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ip;
+		char *p = strstr(line, "<user stack trace>"), *dash;
+		pid_t pid;
+
+		if (p) {
+			cur = -1;
+			p = strchr(line, '[');
+			if (!p)
+				continue;
+			*p = 0;
+			dash = strrchr(line, '-');
+			pid = dash ? atoi(dash + 1) : 0;
+			if (pid <= 0 || pid == r->self)
+				continue;
+			for (i = 0; i < r->nr && r->pid[i] != pid; i++)
+				;
+			if (i < r->nr || r->nr == FIRST_PROCS)
+				continue;
+			cur = r->nr++;
+			r->pid[cur] = pid;
+			r->depth[cur] = 0;
+			continue;
+		}
+		if (cur < 0 || strncmp(line, " => ", 4))
+			continue;
+		p = strchr(line, '<');
+		if (p && sscanf(p + 1, "%llx", &ip) == 1 &&
+		    r->depth[cur] < MAX_FRAMES)
+			r->frames[cur][r->depth[cur]++] = ip;
+	}
+	fclose(f);
+}
+
+static bool enough_first(struct wl_run *w, void *arg)
+{
+	struct first_run *r = arg;
+
+	first_read(r);
+	return r->nr >= FIRST_PROCS;
+}
+
+TEST_F_TIMEOUT(consumer, ftrace_first_event, 300)
+{
+	struct first_run r = { .self = getpid() };
+	struct sampler_opts o;
+	unsigned int i, complete = 0;
+	struct wl_run w;
+	char arg[32];
+
+	if (!tracefs_ready())
+		SKIP(return, "no syscalls:sys_enter_write event");
+	rmdir(INSTANCE);
+	ASSERT_EQ(0, mkdir(INSTANCE, 0755));
+	ASSERT_EQ(0, put(INSTANCE "/options/userstacktrace", "1", 0));
+	ASSERT_EQ(0, put(INSTANCE "/events/syscalls/sys_enter_write/enable",
+			 "1", 0));
+	sampler_get_opts(&o);
+	o.ev_config = PERF_COUNT_SW_DUMMY;
+	o.no_callchain = true;
+	snprintf(arg, sizeof(arg), "spawn:%d", FIRST_PROCS);
+	ASSERT_EQ(0, start(&w, arg, &o));
+	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_first, &r));
+	put(INSTANCE "/tracing_on", "0", 0);
+	EXPECT_EQ(0, wl_finish(&w));
+	EXPECT_TRUE(wl_exit_ok(&w));
+	first_read(&r);
+	for (i = 0; i < r.nr; i++) {
+		const struct sample *smp;
+		enum chain_match m;
+
+		if (sampler_add_chain(&w.s, r.pid[i], r.frames[i], r.depth[i]))
+			continue;
+		smp = &w.s.samples[w.s.nr_samples - 1];
+		m = chain_match(smp, path_a, ARRAY_SIZE(path_a));
+		complete += m == CHAIN_COMPLETE;
+		if (m != CHAIN_COMPLETE || i == 0)
+			sample_print(smp);
+	}
+	diag("ftrace userstacktrace, first events: %u of %u processes with the whole chain (unwinder %s)\n",
+	     complete, r.nr, variant->sframe ? "on" : "off");
+	EXPECT_EQ(FIRST_PROCS, r.nr);
+	EXPECT_EQ(variant->sframe ? r.nr : 0, complete);
+	wl_cleanup(&w);
+	rmdir(INSTANCE);
 }
 
 TEST_F_TIMEOUT(consumer, ftrace_kprobe, 300)
@@ -710,7 +838,8 @@ TEST_F_TIMEOUT(consumer, bpf_tracepoint_stackid, 300)
  * The writer: "writer" writes until SIGUSR1; "writer:N" N times from each
  * path, then exits; "writer:N:wait" then waits for a signal (a tracer that
  * symbolizes when it ends needs the process alive).  "spin:MS" spins in c
- * for MS ms of CPU time.
+ * for MS ms of CPU time.  "spawn:N" runs "writer:1" in N new processes,
+ * one after the other, then waits for a signal.
  */
 static void workload(const char *mode)
 {
@@ -737,6 +866,26 @@ static void workload(const char *mode)
 		/* CPU time: the same samples however busy the machine is */
 		signal(SIGPROF, stop_on_prof);
 		setitimer(ITIMER_PROF, &it, NULL);
+	}
+	if (sscanf(mode, "spawn:%lu", &n) == 1) {
+		char exe[PATH_MAX];
+		char *const argv[] = { exe, WL_ARG, "writer:1", NULL };
+
+		if (self_path(exe, sizeof(exe)))
+			exit(1);
+		for (i = 0; i < n; i++) {
+			pid_t pid = fork();
+
+			if (!pid) {
+				execv(exe, argv);
+				_exit(127);
+			}
+			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+				exit(1);
+		}
+		while (!workload_stop)
+			pause();
+		return;
 	}
 	if (strncmp(mode, "writer", 6)) {
 		a();

@@ -7,12 +7,14 @@
  *	event that samples call chains, the same mapping is registered.
  * no_access_events: the kernel's reads of a mapped file are not reads of
  *	the file: no IN_ACCESS event for an inotify watch on it.
- * validation_shared: a process that maps a library another process has
- *	validated, unchanged since, takes that validation over; once the file
- *	is written to, it is validated again.
+ * validation_shared: a process that maps a library while another one
+ *	maps it, unchanged, shares its table; once the file is written to,
+ *	it gets a table of its own; a table goes with the last mapping of
+ *	its file, and the next mapper builds it again.
  * late_segment: a library's text mapped before the segment that holds its
- *	.sframe (libsf_sep.so: a segment of its own) is registered but cannot
- *	be validated; mapping that segment later gets it validated.
+ *	.sframe (libsf_sep.so: a segment of its own) is registered and
+ *	validated at once, from the file; mapping that segment changes
+ *	nothing.
  * on_demand: a process whose text was mapped while SFrame was off gets its
  *	sections when SFrame is turned on: its chains are complete from the
  *	first samples on, and the few before that are cut short, not wrong.
@@ -294,7 +296,9 @@ TEST_F(discovery, no_access_events)
 TEST_F(discovery, validation_shared)
 {
 	char copy[] = "/tmp/libsf_copy_XXXXXX";
-	long val, sh;
+	long val, sh, tables;
+	off_t off;
+	void *p;
 	int fd;
 
 	self->collector = collector_settle(self->fd, self->text);
@@ -305,23 +309,45 @@ TEST_F(discovery, validation_shared)
 	ASSERT_LE(0, fd);
 	close(fd);
 	ASSERT_EQ(0, copy_file(self->lib, copy));
+	tables = sframe_stat("tables");
 
 	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
-	diag("first process: validated %ld, taken over %ld\n", val, sh);
+	diag("first process: validated %ld, shared %ld\n", val, sh);
 	EXPECT_EQ(1, val);
 	EXPECT_EQ(0, sh);
 
+	/* its table went with it: nothing keeps it */
+	EXPECT_EQ(tables, sframe_stat("tables"));
 	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
-	diag("second process: validated %ld, taken over %ld\n", val, sh);
+	diag("next process: validated %ld, shared %ld\n", val, sh);
+	EXPECT_EQ(1, val);
+	EXPECT_EQ(0, sh);
+
+	/* while this process maps it, the next one shares its table */
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	off = text_offset(fd);
+	ASSERT_LE(0, off);
+	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE, fd, off);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(tables + 1, sframe_stat("tables"));
+	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
+	diag("while mapped here: validated %ld, shared %ld\n", val, sh);
 	EXPECT_EQ(0, val);
 	EXPECT_EQ(1, sh);
 
-	/* written to (the same bytes): validated again */
+	/* written to (the same bytes): a table of its own */
 	ASSERT_EQ(0, copy_file(self->lib, copy));
 	ASSERT_EQ(0, dlopen_counted(copy, &val, &sh));
-	diag("after a write: validated %ld, taken over %ld\n", val, sh);
+	diag("after a write: validated %ld, shared %ld\n", val, sh);
 	EXPECT_EQ(1, val);
 	EXPECT_EQ(0, sh);
+
+	/* the last mapping gone, no table of the file is left */
+	ASSERT_EQ(0, munmap(p, sysconf(_SC_PAGESIZE)));
+	close(fd);
+	EXPECT_EQ(tables, sframe_stat("tables"));
 	unlink(copy);
 }
 
@@ -351,7 +377,7 @@ TEST_F(discovery, late_segment)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, base);
 	val0 = sframe_stat("validated");
-	/* the text alone: registered, its .sframe not there to validate */
+	/* the text alone: registered, validated from the file */
 	ASSERT_NE(MAP_FAILED, mmap(base + l.text_vaddr, l.text_len,
 				   PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED,
 				   fd, l.text_off));
@@ -362,8 +388,8 @@ TEST_F(discovery, late_segment)
 	val2 = sframe_stat("validated");
 	diag("validated: %ld with the text alone, %ld once .sframe is mapped\n",
 	     val1 - val0, val2 - val1);
-	EXPECT_EQ(val0, val1);
-	EXPECT_EQ(val1 + 1, val2);
+	EXPECT_EQ(val0 + 1, val1);
+	EXPECT_EQ(val1, val2);
 	munmap(base, l.span);
 	close(fd);
 	unlink(copy);

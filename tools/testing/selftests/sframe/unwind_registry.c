@@ -823,10 +823,10 @@ TEST_F_TIMEOUT(registry, failslab, 600)
 
 /*
  * validation_killable: a valid section whose validation takes long (every
- * descriptor has SFRAME_MAX_FRES_PER_FDE rows, the most the decoder
- * accepts, and all share one block of rows: the header counts each of
- * them, so the section is as large as they are), validated when its text
- * is mapped.  A task maps it and lets the validation finish (the section
+ * descriptor, of a function of its own, has SFRAME_MAX_FRES_PER_FDE rows,
+ * the most the decoder accepts, and all share one block of rows: the
+ * header counts each of them, so the section is as large as they are),
+ * validated when its text is mapped.  A task maps it and lets the validation finish (the section
  * is valid, and that is how long it takes); another task maps a fresh copy
  * and is killed when it has spent an eighth of that system time in the
  * kernel: it must die, without its validation counted as done.  How long
@@ -878,8 +878,8 @@ static void *kill_section(size_t *len, size_t *sec_len, size_t *text_off)
 	sframe_header_v2(s, KILL_FDES, num_fres, fre_len);
 	for (i = 0; i < KILL_FDES; i++) {
 		unsigned char *fde = s + 28 + i * 20;
-		/* one function for all: its start relative to the section */
-		int32_t start = *text_off - 4096;
+		/* a function each: its start relative to the section */
+		int32_t start = *text_off - 4096 + i * KILL_ROWS;
 		uint32_t size = KILL_ROWS, fres_off = 0, fres_num = KILL_ROWS;
 
 		memcpy(fde, &start, 4);
@@ -936,8 +936,9 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
 
 	sec = kill_section(&len, &sec_len, &text_off);
 	ASSERT_NE(NULL, sec);
-	/* the text: one function of KILL_ROWS bytes */
-	size = text_off + ((KILL_ROWS + page - 1) & ~(page - 1));
+	/* the text: KILL_FDES functions of KILL_ROWS bytes */
+	size = text_off + (((size_t)KILL_FDES * KILL_ROWS + page - 1) &
+			   ~(page - 1));
 	fd = sframe_file(size, sec, len, sec_len);
 	ASSERT_LE(0, fd);
 	validated = sframe_stat("validated");

@@ -12,8 +12,9 @@
  * vdso: main -> v_mid -> v_leaf calls clock_gettime() in a loop. A sample
  * in the vDSO, which has no SFrame data, must reach v_leaf, v_mid and main.
  * The C library's clock_gettime() between the vDSO and v_leaf has none
- * either: the recovery of the callers of such frames reports the first
- * caller with SFrame data, v_leaf, and that wrapper frame is missing.
+ * either: the recovery of the callers of such frames, which the test
+ * turns on (kernel.unwind_user_recover), reports the first caller with
+ * SFrame data, v_leaf, and that wrapper frame is missing.
  */
 #include <limits.h>
 #include <signal.h>
@@ -149,12 +150,17 @@ TEST(vdso)
 	struct sampler_opts o;
 	struct chain_stats st;
 	struct wl_run w;
+	int saved;
 	bool ok;
 
+	saved = sysctl_int_read(RECOVER_SYSCTL);
+	ASSERT_LE(0, saved);
+	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
 	ASSERT_EQ(0, run(&w, "vdso", vdso_expect[0], &f, &o));
 	ok = chain_report("vdso", &w.s, &f, vdso_expect,
 			  ARRAY_SIZE(vdso_expect), &o, &st);
 	wl_cleanup(&w);
+	sysctl_int_write(RECOVER_SYSCTL, saved);
 	ASSERT_TRUE(ok);
 }
 

@@ -27,38 +27,40 @@ command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; 
 # mutated: the callers check their ranges first, so removing either changes
 # nothing observable; they stay as the last lines of defence.)
 MUTANTS=$(cat <<'LIST'
-pcmask-ignored~\t\tpc_off %= fde.rep_size;~\t\t(void)0;
-fre-boundary-off-by-one~\t\tif (fre.start > pc_off)\n\t\t\tbreak;~\t\tif (fre.start >= pc_off)\n\t\t\tbreak;
 pcrel-ignored~\t\tbase = fde_addr;~\t\tbase = fde_addr - fde_addr + tbl->sec_start;
 v2-rep-size-ignored~\t\tfde->rep_size = raw.rep_size;~\t\tfde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
-unsorted-fdes-accepted~\t\tif (v->next_fde && fde.func_start < v->prev_start)~\t\tif (v->next_fde && fde.func_start < v->prev_start && 0)
+overlap-accepted~\t\tif (b->next_fde && fde.func_start < prev_end)~\t\tif (b->next_fde && fde.func_start < prev_end && 0)
+unsorted-accepted~\t\tprev_end = fde.func_start + fde.func_size;~\t\tprev_end = fde.func_size;
 fixed-ra-ignored~\tif (tbl->fixed_ra_off) {~\tif (0) {
-lookup-may-fault~\tsframe_window_init(&w, false);~\tsframe_window_init(&w, true);
-no-func-size-check~\tif (ip < fde->func_start || ip - fde->func_start >= fde->func_size)\n\t\treturn -ENOENT;~
-search-start-exclusive~\t\tif (sframe_func_start(tbl, addr, start) <= ip) {~\t\tif (sframe_func_start(tbl, addr, start) < ip) {
 window-stale-tail~\t    len > w->len - (addr - w->start)) {~\t    len > w->len + 8 - (addr - w->start)) {
-window-validation-reads-ahead~\t\tsize = w->may_fault ? len : tbl->fres_end - addr;~\t\tsize = tbl->fres_end - addr;
 fre-order-unchecked~\t\tif (fre.start >= limit || (i && fre.start <= prev))~\t\tif (fre.start >= limit || (i && fre.start < prev))
 fre-end-unchecked~\tif (addr + fre->size > tbl->fres_end || addr + fre->size < addr)\n\t\treturn -EINVAL;~
 fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)~\tif (h->fdes_off > data_size || (fdes_size > data_size - h->fdes_off && 0))
-offset-sign-lost~\t\treturn (s8)*p;~\t\treturn *p;
+offset-sign-lost~\treturn size == 1 ? (s8)w : size == 2 ? (s16)w : (s32)w;~\treturn size == 1 ? w : size == 2 ? (s16)w : (s32)w;
 ra-offset-index~\t\tframe->ra_off = sframe_offset(buf + i * size, size);~\t\tframe->ra_off = sframe_offset(buf, size);
-fres-num-cap-dropped~\tif (!fde->fres_num || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!fde->fres_num)
-num-fres-sum-unchecked~\t\tif (v->fres + fde.fres_num > tbl->num_fres)~\t\tif (v->fres + fde.fres_num > tbl->num_fres && 0)
-num-fres-sum-after-rows~\t\tif (v->fres + fde.fres_num > tbl->num_fres)\n\t\t\treturn -EINVAL;\n\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;~\t\tret = sframe_validate_fde(tbl, &fde);\n\t\tif (ret)\n\t\t\treturn ret;\n\t\tif (v->fres + fde.fres_num > tbl->num_fres)\n\t\t\treturn -EINVAL;
-num-fres-recheck-dropped~\t    copy.fixed_ra_off != tbl->fixed_ra_off ||\n\t    copy.num_fres != tbl->num_fres)~\t    copy.fixed_ra_off != tbl->fixed_ra_off)
+fres-num-cap-dropped~\tif (!*addr_size || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!*addr_size)
+num-fres-sum-unchecked~\tif (fde->fres_num > fres_left)\n\t\treturn -EINVAL;~
 num-fres-init-unchecked~\tif (h->num_fres > h->fre_len / 2)\n\t\treturn -EINVAL;~
 num-fres-init-off-by-one~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres >= h->fre_len / 2)
 num-fres-init-3-bytes~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres > h->fre_len / 3)
-outermost-rejected~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (!count || count > SFRAME_FRE_MAX_OFFSETS || !off_size)
-outermost-size-code-3-accepted~\tif (count > SFRAME_FRE_MAX_OFFSETS || !off_size)~\tif (count > SFRAME_FRE_MAX_OFFSETS || (count && !off_size))
+outermost-rejected~\tif (count > max_words || !off_size)~\tif (!count || count > max_words || !off_size)
 outermost-flag-lost~\t\tframe->outermost = true;\n~
 frame-not-cleared~\tmemset(frame, 0, sizeof(*frame));\n~
-resume-restarts~\tfor (checked = v->fres; v->next_fde < tbl->num_fdes; v->next_fde++) {~\tfor (checked = v->fres, v->next_fde = 0; v->next_fde < tbl->num_fdes; v->next_fde++) {
-resume-prev-start-lost~\t\tv->prev_start = fde.func_start;\n~
-fatal-signal-ignored-fdes~\t\t\tchecked = v->fres;\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\t\tchecked = v->fres;
-fatal-signal-no-row-budget~\t\t    v->fres - checked >= SFRAME_VALIDATE_BATCH) {~\t\t    v->fres - checked == ~0ULL) {
+fatal-signal-ignored-fdes~\t\t\tchecked = b->fres;\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\t\tchecked = b->fres;
+fatal-signal-no-row-budget~\t\t    b->fres - checked >= SFRAME_VALIDATE_BATCH) {~\t\t    b->fres - checked == ~0ULL) {
 fatal-signal-ignored-rows~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {
+table-pcmask-once~\t\tif (fde->func_size - off <= rep)\n\t\t\tbreak;~\t\tbreak;
+table-pcmask-block-unbounded~\t\t\t\t      min(rep, fde->func_size - off));~\t\t\t\t      fde->func_size - off);
+table-gap-row-dropped~\tif (b->nr_funcs && start > b->rows_end) {~\tif (0) {
+table-trailing-row-dropped~\t\treturn sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);~\t\treturn 0;
+table-no-rule-before-first-row~\t/* No rule until the first row: a row at @pc replaces this one. */\n\tret = sframe_row_add(b, pc, SFRAME_RULE_NONE);\n\tif (ret)\n\t\treturn ret;\n~
+table-merge-any~\tif (b->nr_rows && b->rule[last] == rule)\n\t\treturn 0;~\tif (b->nr_rows && b->rule[last] != SFRAME_RULE_NONE)\n\t\treturn 0;
+table-dedup-cfa-only~\t\tif (!memcmp(&b->rules[i], frame, sizeof(*frame))) {~\t\tif (!memcmp(&b->rules[i], frame, sizeof(frame->cfa_off))) {
+table-row-past-function~\t\tif (fre.start >= limit)\n\t\t\tbreak;~\t\tif (fre.start > limit)\n\t\t\tbreak;
+table-func-starts-lost~\tb->funcs[b->nr_funcs++] = start;~\tb->nr_funcs++;
+lookup-block-end-wrong~\thi = b + 1 < r->nr_blocks ? r->blocks[b + 1] : r->nr_rows;~\thi = b + 1 < r->nr_blocks ? r->blocks[b + 1] - 1 : r->nr_rows;
+lookup-scan-exclusive~\twhile (lo < hi && r->pc[lo] <= off)~\twhile (lo < hi && r->pc[lo] < off)
+lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn -ENOENT;\n~
 LIST
 )
 

@@ -127,7 +127,6 @@ struct sframe_table {
 /**
  * struct sframe_build - a section's validation, and the table it builds
  * @next_fde:	the next function descriptor to check
- * @prev_start:	start address of the last descriptor checked
  * @fres:	rows of the descriptors checked so far
  * @asked:	rows put in the table so far, merged ones included
  * @pc:		where to put the rows' starts, @max_rows of them, or NULL:
@@ -145,7 +144,6 @@ struct sframe_table {
  */
 struct sframe_build {
 	u32		next_fde;
-	unsigned long	prev_start;
 	u64		fres;
 	u64		asked;
 	u32		*pc;

@@ -991,16 +991,13 @@ int sframe_table_build(const struct sframe_table *tbl,
 		 * Sorted, and no function starts inside another: assemblers
 		 * and linkers write none, and a table cannot describe it.
 		 */
-		if (b->next_fde && (fde.func_start < b->prev_start ||
-				    fde.func_start < prev_end))
+		if (b->next_fde && fde.func_start < prev_end)
 			return -EINVAL;
 		ret = sframe_validate_fde(tbl, b, &fde, tbl->num_fres - b->fres);
 		if (ret)
 			return ret;
 		b->fres += fde.fres_num;
-		b->prev_start = fde.func_start;
-		if (fde.func_size)
-			prev_end = fde.func_start + fde.func_size;
+		prev_end = fde.func_start + fde.func_size;
 	}
 	/* No function behind the last one. */
 	if (b->pc && b->nr_funcs)

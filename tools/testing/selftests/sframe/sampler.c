@@ -173,6 +173,7 @@ void sampler_get_opts(struct sampler_opts *o)
 	o->max_ms = env_ulong("UNWIND_MAX_MS", 30000, 1000);
 	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 0, 0) * 1000000ULL;
 	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200, 1);
+	o->no_callchain = false;
 }
 
 static uint64_t now_ms(void)

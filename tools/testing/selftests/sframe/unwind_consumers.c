@@ -841,6 +841,32 @@ TEST_F_TIMEOUT(consumer, bpf_tracepoint_stackid, 300)
  * for MS ms of CPU time.  "spawn:N" runs "writer:1" in N new processes,
  * one after the other, then waits for a signal.
  */
+/*
+ * Run "writer:1" in @n new processes, one after the other, then wait for
+ * a signal. Not inlined, so that workload() stays inside main().
+ */
+static noinline void spawn(unsigned long n)
+{
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, "writer:1", NULL };
+	unsigned long i;
+
+	if (self_path(exe, sizeof(exe)))
+		exit(1);
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			execv(exe, argv);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			exit(1);
+	}
+	while (!workload_stop)
+		pause();
+}
+
 static void workload(const char *mode)
 {
 	unsigned long n = 0, i;
@@ -868,23 +894,7 @@ static void workload(const char *mode)
 		setitimer(ITIMER_PROF, &it, NULL);
 	}
 	if (sscanf(mode, "spawn:%lu", &n) == 1) {
-		char exe[PATH_MAX];
-		char *const argv[] = { exe, WL_ARG, "writer:1", NULL };
-
-		if (self_path(exe, sizeof(exe)))
-			exit(1);
-		for (i = 0; i < n; i++) {
-			pid_t pid = fork();
-
-			if (!pid) {
-				execv(exe, argv);
-				_exit(127);
-			}
-			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
-				exit(1);
-		}
-		while (!workload_stop)
-			pause();
+		spawn(n);
 		return;
 	}
 	if (strncmp(mode, "writer", 6)) {

@@ -158,9 +158,6 @@ qv=$("$qemu" --version | head -1)
 	echo "config=$cfgdesc"
 	echo "guest=$qv, TCG, -cpu max, 1 vCPU, $QEMU_MEM; boots: -icount shift=0 ($reps_icount repetitions), no icount ($reps_wall repetitions); programs built with $("$cc" --version | head -1)"
 	echo "host=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs (shared, not isolated)"
-	# The bounds the worst case is measured against, as the sources set them.
-	echo "rows_per_mark=$(awk '$2 == "SFRAME_ROWS_PER_MARK" { print $3 }' "$TOP/include/linux/sframe.h")"
-	echo "lookup_reserve=$(awk '$2 == "UNWIND_USER_LOOKUP_RESERVE" { print $3 }' "$TOP/kernel/unwind/user.c")"
 	echo "perf_iters=$perf_iters"
 	echo "perf_period=$perf_period"
 	cat "$B/boots.txt"

@@ -190,20 +190,18 @@ def main():
 
     # ---- 1c. worst case ---------------------------------------------------
     if get("icount", "adv-sf", 1, 16) is not None:
-        rpm, res = meta.get("rows_per_mark", "?"), meta.get("lookup_reserve", "?")
-        p("### 1c. Worst case: the longest functions, the lookup cache defeated")
+        p("### 1c. Worst case: the longest functions, registrations changing")
         p("")
         p("One chain of functions of 8,001 SFrame rows each (gen.py `--pad 4000`: "
           "close to the 8,192 a valid section may have per function), whose call "
           "sites are in their last row; before every sample the program maps and "
           "unmaps the executable segment of an SFrame library (`ubench -c`), so the "
-          "mm's registrations change and no cached lookup result is used "
-          "(`adv-sf`). The same code built with frame pointers and walked with "
-          "SFrame off (`adv-fp`, the same churn); and the SFrame build without the "
-          "churn (`adv-sf-cached`). Bound in the sources: a lookup reads at most "
-          f"SFRAME_ROWS_PER_MARK + 1 = {int(rpm) + 1 if rpm.isdigit() else '?'} rows "
-          "of a function, and a walk makes at most depth + "
-          f"UNWIND_USER_LOOKUP_RESERVE ({res}) lookups.")
+          "mm's registrations change (`adv-sf`). The same code built with frame "
+          "pointers and walked with SFrame off (`adv-fp`, the same churn); and the "
+          "SFrame build without the churn (`adv-sf-cached`). Bound in the sources: "
+          "a lookup reads one entry of the table's block index, then scans or "
+          "binary-searches the rows of one block (at most as many blocks as rows), "
+          "and reads one rule, in kernel memory.")
         p("")
         p("| depth | SFrame instr/frame | FP instr/frame | SFrame/FP | SFrame cached "
           "instr/frame | wall ns/frame SFrame | wall ns/frame FP | wall SFrame/FP | "
@@ -438,15 +436,19 @@ def main():
     p("## 6. Host micro-benchmark of the decoder")
     p("")
     p("kernel/unwind/sframe.c built for the host with the harness/hosttest shims "
-      "(-O2, no sanitizers; the shim's bounds-checked copy_from_user_nofault() "
-      "included), sframe_find() on the .sframe of the benchmark programs: random "
-      "IPs (4,096 addresses with an FDE, random order) and one repeated IP; "
-      f"median ns per lookup. Host: {meta.get('host', '')}.")
+      "(-O2, no sanitizers): each benchmark program's .sframe validated and "
+      "decoded into the table the kernel builds (its rows, distinct rules and "
+      "bytes, as the kernel allocates them), and sframe_find() in that table: "
+      "random IPs (4,096 addresses with an FDE, random order) and one repeated "
+      f"IP; median ns per lookup. Host: {meta.get('host', '')}.")
     p("")
-    p("| program | FDEs | .sframe bytes | ns/lookup random | ns/lookup repeated |")
-    p("|---|---|---|---|---|")
+    p("| program | FDEs | .sframe bytes | rows | distinct rules | table bytes | bytes/row | table / .sframe | ns/lookup random | ns/lookup repeated |")
+    p("|---|---|---|---|---|---|---|---|---|---|")
     for h in host:
-        p(f"| {h['file']} | {int(h['fdes']):,} | {int(h['bytes']):,} | {h['random_ns']} | {h['repeated_ns']} |")
+        rows, tb = int(h.get('rows', 0)), int(h.get('table_bytes', 0))
+        p(f"| {h['file']} | {int(h['fdes']):,} | {int(h['bytes']):,} | {rows:,} | "
+          f"{int(h.get('rules', 0)):,} | {tb:,} | {tb / rows if rows else 0:.2f} | "
+          f"{tb / int(h['bytes']):.2f} | {h['random_ns']} | {h['repeated_ns']} |")
     p("")
 
     # ---- goals ------------------------------------------------------------

@@ -1063,9 +1063,9 @@ static void sframe_mm_copy(struct mm_struct *mm, struct mm_struct *oldmm)
 void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	MA_STATE(mas, &mm->sframe_mt, 0, 0);
+	VMA_ITERATOR(vmi, oldmm, 0);
 	struct sframe_section *sec;
 	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, oldmm, 0);
 
 	/* What the parent has not looked at, the child has not either. */
 	if (oldmm->sframe_flags & (BIT(SFRAME_MM_UNDISCOVERED) |

@@ -510,7 +510,7 @@ TEST_F_TIMEOUT(consumer, ftrace_first_event, 300)
 		if (m != CHAIN_COMPLETE || i == 0)
 			sample_print(smp);
 	}
-	diag("ftrace userstacktrace, first events: %u of %u processes with the whole chain (unwinder %s)\n",
+	diag("ftrace first events: %u of %u with the whole chain (unwinder %s)\n",
 	     complete, r.nr, variant->sframe ? "on" : "off");
 	EXPECT_EQ(FIRST_PROCS, r.nr);
 	EXPECT_EQ(variant->sframe ? r.nr : 0, complete);

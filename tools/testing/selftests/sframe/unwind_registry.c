@@ -23,6 +23,9 @@
  * failslab: every slab allocation along registration, fork and unmap made
  *	to fail in turn (fault injection): no oops, no warning, no leak of a
  *	freed section into the tree.
+ * tables_freed: TABLES_FILES distinct files mapped at once have a table
+ *	each; once the last mapping is gone, no table and none of their
+ *	memory is left.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -1017,6 +1020,66 @@ TEST_F_TIMEOUT(registry, validation_killable, 600)
  * its place.  Both text mappings register the section, and it validates:
  * each function lies in one of the file's executable segments.
  */
+#define TABLES_FILES	10000
+
+/*
+ * A file of three pages: headers, an SFrame section of one function of 16
+ * bytes with one row, and the function's page of text.
+ */
+static int one_function_file(void)
+{
+	unsigned char sec[28 + 20 + 3] = { 0 };
+	int32_t start = 8192 - 4096;	/* from the section */
+	uint32_t size = 16;
+
+	sframe_header_v2(sec, 1, 1, 3);
+	sec[6] = (unsigned char)-8;	/* RA at CFA - 8 (unused on arm64) */
+	memcpy(sec + 28, &start, 4);
+	memcpy(sec + 28 + 4, &size, 4);
+	sec[28 + 16] = 0;		/* one row, 1-byte starts */
+	memcpy(sec + 28 + 12, &(uint32_t){ 1 }, 4);
+	sec[48] = 0;			/* start 0 */
+	sec[49] = 1 | 1 << 1;		/* CFA = SP + 1-byte offset */
+	sec[50] = 8;
+	return sframe_file(3 * 4096, sec, sizeof(sec), sizeof(sec));
+}
+
+TEST_F_TIMEOUT(registry, tables_freed, 600)
+{
+	long tables = sframe_stat("tables"), bytes = sframe_stat("table_bytes");
+	long reg = sframe_stat("registered"), peak;
+	void **maps;
+	int i, fd;
+
+	ASSERT_LE(0, tables);
+	ASSERT_LE(0, bytes);
+	maps = calloc(TABLES_FILES, sizeof(*maps));
+	ASSERT_NE(NULL, maps);
+	for (i = 0; i < TABLES_FILES; i++) {
+		fd = one_function_file();
+		ASSERT_LE(0, fd);
+		maps[i] = mmap(NULL, 3 * 4096, PROT_READ | PROT_EXEC,
+			       MAP_PRIVATE, fd, 0);
+		close(fd);
+		ASSERT_NE(MAP_FAILED, maps[i]);
+	}
+	peak = sframe_stat("table_bytes") - bytes;
+	diag("%d files mapped: %ld registered, %ld tables, %ld bytes (%ld a table)\n",
+	     TABLES_FILES, sframe_stat("registered") - reg,
+	     sframe_stat("tables") - tables, peak, peak / TABLES_FILES);
+	EXPECT_EQ(TABLES_FILES, sframe_stat("registered") - reg);
+	EXPECT_EQ(TABLES_FILES, sframe_stat("tables") - tables);
+	for (i = 0; i < TABLES_FILES; i++)
+		ASSERT_EQ(0, munmap(maps[i], 3 * 4096));
+	free(maps);
+	diag("all unmapped: %ld tables, %ld bytes\n",
+	     sframe_stat("tables") - tables,
+	     sframe_stat("table_bytes") - bytes);
+	EXPECT_EQ(tables, sframe_stat("tables"));
+	EXPECT_EQ(bytes, sframe_stat("table_bytes"));
+	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
+}
+
 TEST_F(registry, two_text_segments)
 {
 	const size_t t1 = 2 * 4096, t2 = 4 * 4096, size = 5 * 4096;

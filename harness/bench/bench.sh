@@ -14,8 +14,9 @@
 # make kernel initramfs), REPS_ICOUNT (5), REPS_WALL (7), BENCH_N and
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
-# BENCH_EXEC_N (execve/dlopen loop length: 1000),
-# BENCH_PARTS ("cost worst scale perf cold exec"), BENCH_BOOTS ("icount
+# BENCH_EXEC_N (execve/dlopen loop length: 1000), BENCH_FORK_MAPS (16000)
+# and BENCH_FORK_N (forks timed: 20), BENCH_PARTS ("cost worst scale perf
+# cold exec fork"), BENCH_BOOTS ("icount
 # wall", and "base" if asked: a boot left out keeps its earlier
 # results-KIND.txt, if any; "base" boots the pinned base without the
 # series, built with UNPATCHED=1 harness/build-kernel.sh, with -icount,
@@ -46,7 +47,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 export QEMU_MEM=${QEMU_MEM:-3G}
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost worst scale perf cold exec}
+parts=${BENCH_PARTS:-cost worst scale perf cold exec fork}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -57,7 +58,7 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | worst | scale | perf | cold | exec) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec)" ;; esac
+	case $p in cost | worst | scale | perf | cold | exec | fork) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork)" ;; esac
 done
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.
@@ -103,7 +104,7 @@ boot() {
 	local kind=$1 reps=$2 n=$3 rc=0 t=$SECONDS
 	note "guest boot ($kind): $parts"
 	TIMEOUT=${BENCH_TIMEOUT:-1500} QUIET_STATUS=1 "$TOP/harness/qemu-run.sh" "$arch" "$B" \
-		"BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n sh guest.sh $kind $reps $arch '$parts'" \
+		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n sh guest.sh $kind $reps $arch '$parts'" \
 		>"$B/boot-$kind.log" 2>&1 || rc=$?
 	note "guest boot ($kind) took $((SECONDS - t)) s"
 	echo "boot_$kind=$((SECONDS - t))" >>"$B/boots.txt"

@@ -10,7 +10,7 @@
 # "cost worst scale perf cold exec") selects the measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost worst scale perf cold exec}
+parts=${4:-cost worst scale perf cold exec fork}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 R=/proc/sys/kernel/unwind_user_recover
@@ -194,6 +194,27 @@ if has exec; then
 		r=$((r + 1))
 	done
 	echo 1 >$S
+fi
+
+# fork() and exit of a process with BENCH_FORK_MAPS registered SFrame
+# sections (distinct mappings of one library), against as many mappings
+# of the same library built without SFrame.
+if has fork; then
+	mark fork
+	r=0
+	while [ "$r" -lt "$reps" ]; do
+		for l in ./liblc.so ./liblc-fp.so; do
+			run ./forkbench "$l" "${BENCH_FORK_MAPS:-16000}" "${BENCH_FORK_N:-20}"
+		done
+		r=$((r + 1))
+	done
+fi
+
+# Another task's wake-up delay while a large adversarial section is
+# validated and its table built (3 rounds, worst one).
+if has fork; then
+	mark wake
+	run ./wakebench 3
 fi
 
 if has cold; then

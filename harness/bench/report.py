@@ -432,6 +432,56 @@ def main():
               f"{(h + r) * 100 / (h + m + r):.1f}% |")
         p("")
 
+    # ---- 6b. fork with many registrations ---------------------------------
+    forks = {}
+    for kind, lines in runs.items():
+        for x in lines:
+            if x.startswith("forkbench "):
+                f = kv(x)
+                forks.setdefault((kind, f["lib"], f["mappings"]), []).append(
+                    int(f["ns_per_fork"]))
+    if forks:
+        p("## 7. fork() with many SFrame registrations")
+        p("")
+        p("`forkbench LIB N F`: a process with a collector open maps the "
+          "executable segment of LIB N times (each a mapping of its own), then "
+          "times F fork()s whose child exits at once. `liblc.so` has SFrame "
+          "(N registrations, one shared table), `liblc-fp.so` is the same code "
+          "with frame pointers and no SFrame (N mappings only). Median over the "
+          "repetitions; under -icount a nanosecond is an instruction.")
+        p("")
+        p("| boot | mappings | ns/fork, SFrame | ns/fork, no SFrame | SFrame / no SFrame |")
+        p("|---|---|---|---|---|")
+        for kind in runs:
+            for (k, lib, maps), v in sorted(forks.items()):
+                if k != kind or lib != "liblc.so":
+                    continue
+                sf = sorted(v)[len(v) // 2]
+                w = forks.get((kind, "liblc-fp.so", maps))
+                fp = sorted(w)[len(w) // 2] if w else None
+                p(f"| {kind} | {int(maps):,} | {sf:,} | {fp if fp is None else format(fp, ',')} | "
+                  f"{sf / fp:.2f} |" if fp else f"| {kind} | {int(maps):,} | {sf:,} | n/a | n/a |")
+        p("")
+
+    wakes = [(kind, kv(x)) for kind, lines in runs.items() for x in lines
+             if x.startswith("wakebench ")]
+    if wakes:
+        p("## 8. Wake-up delay while a large section is validated")
+        p("")
+        p("`wakebench 3`: three times, a new file whose section has 512 "
+          "functions of 8,192 rows sharing one block of rows (4,194,304 rows, "
+          "the header claiming as many) is mapped executable with a collector "
+          "open, so its table is built in the mmap, while a child sleeps 1 ms "
+          "at a time; the worst lateness of its wake-ups, and the same child "
+          "as long without the mapping. The guest has one CPU.")
+        p("")
+        p("| boot | rows | mmap ms (worst) | worst wake-up lateness ms | without the mapping ms |")
+        p("|---|---|---|---|---|")
+        for kind, w in wakes:
+            p(f"| {kind} | {int(w['rows']):,} | {w['map_ms']} | {w['max_late_ms']} | "
+              f"{w['idle_max_late_ms']} |")
+        p("")
+
     # ---- 6. host micro-benchmark -----------------------------------------
     p("## 6. Host micro-benchmark of the decoder")
     p("")

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How late a sleeping task wakes up while another one has a large, valid
+ * but adversarial SFrame section validated and decoded.
+ *
+ *   wakebench ROUNDS
+ *
+ * Each round writes a new file (nobody else maps it, so its table is
+ * built anew) whose section has 512 functions of 8,192 rows each, all
+ * sharing one block of rows (4,194,304 rows, the header claiming as many:
+ * the largest valid section of this shape), and maps its text with a
+ * collector open, while a child sleeps 1 ms at a time and records how much
+ * later than asked it woke up. The same child runs as long without the
+ * mapping first. Prints
+ *   wakebench rows=R map_ms=M max_late_ms=L idle_max_late_ms=I
+ * (M and L: the worst round).
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FDES	512
+#define ROWS	8192
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A child that sleeps 1 ms at a time and sends its worst lateness. */
+static pid_t sleeper(int wfd)
+{
+	pid_t pid = fork();
+	double worst = 0, t, late;
+	struct timespec d = { 0, 1000000 };
+
+	if (pid)
+		return pid;
+	for (;;) {
+		t = now_ms();
+		nanosleep(&d, NULL);
+		late = now_ms() - t - 1;
+		if (late > worst) {
+			worst = late;
+			if (write(wfd, &worst, sizeof(worst)) != sizeof(worst))
+				_exit(1);
+		}
+	}
+}
+
+/* The worst lateness the sleeper sent, after stopping it. */
+static double stop(pid_t pid, int rfd)
+{
+	double v, worst = 0;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	while (read(rfd, &v, sizeof(v)) == sizeof(v))
+		worst = v;
+	return worst;
+}
+
+/* The file: headers, the section at 4096, then FDES * ROWS bytes of text. */
+static int make_file(size_t *size)
+{
+	const size_t fdes_len = FDES * 20, block = ROWS * 3;
+	const uint32_t num_fres = FDES * ROWS, fre_len = 2 * num_fres;
+	size_t sec_len = 28 + fdes_len + fre_len, text_off, i;
+	unsigned char *s = calloc(1, 28 + fdes_len + block);
+	char path[] = "/tmp/wakebench.XXXXXX";
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Phdr ph[2] = { { 0 } };
+	uint32_t v[5] = { FDES, num_fres, fre_len, 0, fdes_len };
+	int fd;
+
+	text_off = (4096 + sec_len + 4095) & ~(size_t)4095;
+	*size = text_off + (size_t)FDES * ROWS;
+	s[0] = 0xe2;
+	s[1] = 0xde;
+	s[2] = 2;
+	s[3] = 1;
+#ifdef __aarch64__
+	s[4] = 2;
+#else
+	s[4] = 3;
+	s[6] = (unsigned char)-8;
+#endif
+	memcpy(s + 8, v, sizeof(v));
+	for (i = 0; i < FDES; i++) {
+		unsigned char *f = s + 28 + i * 20;
+		int32_t start = text_off - 4096 + i * ROWS;
+		uint32_t fsize = ROWS, fres_off = 0, fres_num = ROWS;
+
+		memcpy(f, &start, 4);
+		memcpy(f + 4, &fsize, 4);
+		memcpy(f + 8, &fres_off, 4);
+		memcpy(f + 12, &fres_num, 4);
+		f[16] = 1;	/* 2-byte row starts */
+	}
+	for (i = 0; i < ROWS; i++) {
+		uint16_t start = i;
+
+		memcpy(s + 28 + fdes_len + i * 3, &start, 2);
+		s[28 + fdes_len + i * 3 + 2] = 0;	/* outermost */
+	}
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+#ifdef __aarch64__
+	eh.e_machine = EM_AARCH64;
+#else
+	eh.e_machine = EM_X86_64;
+#endif
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph[0]);
+	eh.e_phnum = 2;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_flags = PF_R | PF_X;
+	ph[0].p_filesz = ph[0].p_memsz = *size;
+	ph[0].p_align = 4096;
+	ph[1].p_type = 0x6474e554;	/* PT_GNU_SFRAME */
+	ph[1].p_flags = PF_R;
+	ph[1].p_offset = ph[1].p_vaddr = 4096;
+	ph[1].p_filesz = ph[1].p_memsz = sec_len;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (pwrite(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    pwrite(fd, ph, sizeof(ph), sizeof(eh)) != sizeof(ph) ||
+	    pwrite(fd, s, 28 + fdes_len + block, 4096) !=
+	    (ssize_t)(28 + fdes_len + block) || ftruncate(fd, *size)) {
+		close(fd);
+		fd = -1;
+	}
+	free(s);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	double map_ms = 0, late = 0, idle, t;
+	struct perf_event_attr attr;
+	int rounds, r, p[2], ev, fd;
+	size_t size;
+	pid_t pid;
+	void *m;
+
+	if (argc != 2 || (rounds = atoi(argv[1])) < 1) {
+		fprintf(stderr, "usage: wakebench ROUNDS\n");
+		return 2;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+	ev = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (ev < 0 || pipe(p) || fcntl(p[0], F_SETFL, O_NONBLOCK)) {
+		perror("wakebench");
+		return 2;
+	}
+	for (r = 0; r < rounds; r++) {
+		double ms, l;
+
+		fd = make_file(&size);
+		if (fd < 0) {
+			perror("file");
+			return 2;
+		}
+		pid = sleeper(p[1]);
+		usleep(20000);
+		t = now_ms();
+		m = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		ms = now_ms() - t;
+		usleep(20000);
+		l = stop(pid, p[0]);
+		if (m == MAP_FAILED) {
+			perror("mmap");
+			return 2;
+		}
+		munmap(m, size);
+		close(fd);
+		if (ms > map_ms)
+			map_ms = ms;
+		if (l > late)
+			late = l;
+	}
+	/* the same time without the mapping */
+	pid = sleeper(p[1]);
+	usleep((useconds_t)(map_ms * 1000) + 40000);
+	idle = stop(pid, p[0]);
+	printf("wakebench rows=%d map_ms=%.1f max_late_ms=%.1f idle_max_late_ms=%.1f\n",
+	       FDES * ROWS, map_ms, late, idle);
+	close(ev);
+	return 0;
+}

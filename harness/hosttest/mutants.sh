@@ -4,6 +4,7 @@
 # "make check" fails for each of them.
 #
 #   harness/hosttest/mutants.sh [SCRATCH_DIR] [FUZZ_SECONDS]
+#   MUTANTS_ONLY="name ..." harness/hosttest/mutants.sh ...   (a subset)
 #
 # SCRATCH_DIR defaults to a new directory under /tmp. FUZZ_SECONDS (default
 # 0: skipped) is the CHECK_FUZZ_TIME of each check; fuzzer crashes of a
@@ -70,6 +71,8 @@ make -s -C "$HT" OUT="$SCRATCH/base" BIN="$BIN" "$SCRATCH/base/progs.list" >/dev
 killed=0 survived=0 na=0
 while IFS='~' read -r name old new; do
 	[ -z "$name" ] && continue
+	# MUTANTS_ONLY="name ...": only these
+	case " ${MUTANTS_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	dir=$SCRATCH/m-$name
 	mkdir -p "$dir"
 	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$dir/"

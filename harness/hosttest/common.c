@@ -282,11 +282,18 @@ int kt_validate(struct ktable *kt)
 	int ret = -ENOMEM;
 
 	kt_drop_validation(kt);
-	b.max_rows = sframe_max_rows(&kt->tbl);
-	b.hash_bits = sframe_hash_bits(&kt->tbl);
+	hostshim_allow(kt->buf, kt->buf + kt->size);
+	ret = sframe_table_rows(&kt->tbl, &b.max_rows);
+	hostshim_allow_none();
+	if (ret) {
+		kt->build_rc = ret;
+		return ret;
+	}
+	ret = -ENOMEM;
+	b.hash_bits = sframe_hash_bits(b.max_rows);
 	b.pc = calloc(b.max_rows + 1, sizeof(*b.pc));
 	b.rule = calloc(b.max_rows + 1, sizeof(*b.rule));
-	b.rules = calloc(sframe_max_rules(&kt->tbl) + 1, sizeof(*b.rules));
+	b.rules = calloc(b.max_rows + 1, sizeof(*b.rules));
 	b.hash = calloc((size_t)1 << b.hash_bits, sizeof(*b.hash));
 	b.funcs = calloc(kt->tbl.num_fdes + 1, sizeof(*b.funcs));
 	if (b.pc && b.rule && b.rules && b.hash && b.funcs) {

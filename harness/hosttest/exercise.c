@@ -381,11 +381,18 @@ static int build(struct sframe_table *t, const uint8_t *buf, size_t size,
 	int ret = -ENOMEM;
 
 	*mem = NULL;
-	b.max_rows = sframe_max_rows(t);
-	b.hash_bits = sframe_hash_bits(t);
+	hostshim_allow(buf, buf + size);
+	ret = sframe_table_rows(t, &b.max_rows);
+	hostshim_allow_none();
+	if (ret == -EINVAL || ret == -EFAULT)
+		fail("sframe_table_rows() = %d on a validated section", ret);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	b.hash_bits = sframe_hash_bits(b.max_rows);
 	b.pc = calloc(b.max_rows + 1, sizeof(*b.pc));
 	b.rule = calloc(b.max_rows + 1, sizeof(*b.rule));
-	b.rules = calloc(sframe_max_rules(t) + 1, sizeof(*b.rules));
+	b.rules = calloc(b.max_rows + 1, sizeof(*b.rules));
 	b.hash = calloc((size_t)1 << b.hash_bits, sizeof(*b.hash));
 	b.funcs = calloc(t->num_fdes + 1, sizeof(*b.funcs));
 	if (b.pc && b.rule && b.rules && b.hash && b.funcs) {
@@ -400,10 +407,11 @@ static int build(struct sframe_table *t, const uint8_t *buf, size_t size,
 		if (*mem) {
 			sframe_rules_fill(r, *mem, t, &b, nr_blocks, shift);
 			t->rules = r;
-			if (b.nr_rows > b.max_rows || b.nr_rules > sframe_max_rules(t))
-				fail("table of %u rows, %u rules: more than %u, %u",
-				     b.nr_rows, b.nr_rules, b.max_rows,
-				     sframe_max_rules(t));
+			if (b.nr_rows > b.max_rows || b.asked > b.max_rows ||
+			    b.nr_rules > SFRAME_RULES_MAX)
+				fail("table of %u rows (%llu asked), %u rules: more than %u",
+				     b.nr_rows, (unsigned long long)b.asked,
+				     b.nr_rules, b.max_rows);
 		} else {
 			ret = -ENOMEM;
 		}

@@ -1015,8 +1015,11 @@ static void test_validate_work(void)
 		size_t size, fre_len = (size_t)c[i].nrows * 4 + c[i].pad;
 		uint8_t *b = shared_fres(c[i].nfdes, c[i].nrows, c[i].pad,
 					 c[i].num_fres, vaddr, func, &size);
-		/* validated once, and the rows put in the table read twice */
-		unsigned long bound = 1 + c[i].nfdes + 3 * (fre_len / 2) + 16;
+		/*
+		 * the descriptors read once to size the table, validated
+		 * once, and the rows put in the table read twice
+		 */
+		unsigned long bound = 1 + 2 * c[i].nfdes + 3 * (fre_len / 2) + 16;
 		struct ktable kt;
 		int ri, rv = 0;
 

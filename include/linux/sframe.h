@@ -133,11 +133,13 @@ struct sframe_table {
  *		validate only
  * @rule:	where to put the rows' rule indexes, @max_rows of them
  * @nr_rows:	rows put there so far
- * @max_rows:	room at @pc and @rule, sframe_max_rows()
- * @rules:	where to put the distinct rules, sframe_max_rules() of them
+ * @max_rows:	room at @pc and @rule: sframe_table_rows(), at most
+ *		sframe_max_rows()
+ * @rules:	where to put the distinct rules, as many as @max_rows but at
+ *		most %SFRAME_RULES_MAX
  * @nr_rules:	distinct rules put there so far
  * @hash:	a hash table of @rules, 1 << @hash_bits entries, zeroed
- * @hash_bits:	see @hash, sframe_hash_bits()
+ * @hash_bits:	see @hash, sframe_hash_bits() of @max_rows
  * @funcs:	where to put the function starts, num_fdes of them
  * @nr_funcs:	function starts put there so far
  * @rows_end:	end of the last function, from the text start
@@ -160,12 +162,12 @@ struct sframe_build {
 };
 
 u32 sframe_max_rows(const struct sframe_table *tbl);
-u32 sframe_max_rules(const struct sframe_table *tbl);
-u8 sframe_hash_bits(const struct sframe_table *tbl);
+u8 sframe_hash_bits(u32 rows);
 int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 		      size_t hdr_len, unsigned long sec_start,
 		      unsigned long sec_size, unsigned long text_start,
 		      unsigned long text_end, u8 abi);
+int sframe_table_rows(const struct sframe_table *tbl, u32 *rows);
 int sframe_table_build(const struct sframe_table *tbl,
 		       struct sframe_build *b);
 int sframe_table_validate(const struct sframe_table *tbl);

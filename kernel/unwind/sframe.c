@@ -648,27 +648,68 @@ u32 sframe_max_rows(const struct sframe_table *tbl)
 }
 
 /**
- * sframe_max_rules() - room for the distinct rules of a section's table
+ * sframe_table_rows() - the rows a section's table needs, at most
  * @tbl:	a table set up by sframe_table_init()
+ * @rows:	set to that number
  *
- * Return: the most distinct rules sframe_table_build() may put in the
- * table of @tbl.
+ * Reads the function descriptors (and the attribute records of version 3
+ * functions) only: a row per frame row entry, two per function, the
+ * repetitions of PCMASK functions, and one behind the last function.
+ *
+ * Context: task context; may sleep.
+ * Return: 0; -E2BIG if that is more than sframe_max_rows() (a malformed
+ * section's error of sframe_table_validate() instead); -EINTR on a fatal
+ * signal; another negative error if a descriptor cannot be read.
  */
-u32 sframe_max_rules(const struct sframe_table *tbl)
+int sframe_table_rows(const struct sframe_table *tbl, u32 *rows)
 {
-	return min_t(u32, sframe_max_rows(tbl), SFRAME_RULES_MAX);
+	u64 need = 1, max = sframe_max_rows(tbl), fres = 0;
+	struct sframe_window w;
+	struct sframe_fde fde;
+	u32 i;
+	int ret;
+
+	if (!max)
+		return -E2BIG;
+	for (i = 0; i < tbl->num_fdes; i++) {
+		if (i && !(i % SFRAME_VALIDATE_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		sframe_window_init(&w);
+		ret = sframe_read_fde(tbl, i, &fde) ?:
+		      sframe_read_attrs(tbl, &fde, &w);
+		if (ret)
+			return ret;
+		/* What the validation rejects first, it rejects here too. */
+		fres += fde.fres_num;
+		if (fde.fres_num > SFRAME_MAX_FRES_PER_FDE || fres > tbl->num_fres)
+			return -EINVAL;
+		need += 2ULL + fde.fres_num;
+		if (SFRAME_FUNC_FDE_TYPE(fde.info) == SFRAME_FDE_TYPE_PCMASK &&
+		    fde.rep_size)
+			need += ((u64)fde.func_size + fde.rep_size - 1) /
+				fde.rep_size * (fde.fres_num + 1ULL);
+		/* Too many rows, unless the section is malformed. */
+		if (need > max)
+			return sframe_table_validate(tbl) ?: -E2BIG;
+	}
+	*rows = need;
+	return 0;
 }
 
 /**
- * sframe_hash_bits() - size of the hash table of a section's rules
- * @tbl:	a table set up by sframe_table_init()
+ * sframe_hash_bits() - size of the hash table of a table's rules
+ * @rows:	the rows the table may have
  *
- * Return: the shift of a hash table at most half full with
- * sframe_max_rules() rules.
+ * Return: the shift of a hash table at most half full with the most rules
+ * a table of @rows rows may have (no more than its rows, nor than
+ * %SFRAME_RULES_MAX).
  */
-u8 sframe_hash_bits(const struct sframe_table *tbl)
+u8 sframe_hash_bits(u32 rows)
 {
-	u64 max = sframe_max_rules(tbl);
+	u64 max = min_t(u32, rows, SFRAME_RULES_MAX);
 	u8 bits = 4;
 
 	while ((1ULL << bits) < 2 * max)
@@ -749,6 +790,10 @@ static int sframe_row_add_rule(struct sframe_build *b, u32 pc,
 	u16 idx;
 	int ret;
 
+	/* Most rows go on with the rule of the row before: no hash then. */
+	if (b->nr_rows && b->rule[b->nr_rows - 1] != SFRAME_RULE_NONE &&
+	    !memcmp(&b->rules[b->rule[b->nr_rows - 1]], frame, sizeof(*frame)))
+		return sframe_row_add(b, pc, b->rule[b->nr_rows - 1]);
 	ret = sframe_rule_index(b, frame, &idx);
 	return ret ?: sframe_row_add(b, pc, idx);
 }

@@ -195,11 +195,13 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	int ret;
 
 	tbl->rules = NULL;
-	b.max_rows = sframe_max_rows(tbl);
-	b.hash_bits = sframe_hash_bits(tbl);
+	ret = sframe_table_rows(tbl, &b.max_rows);
+	if (ret)
+		return ret;
+	b.hash_bits = sframe_hash_bits(b.max_rows);
 	b.pc = kunit_kcalloc(test, b.max_rows, sizeof(*b.pc), GFP_KERNEL);
 	b.rule = kunit_kcalloc(test, b.max_rows, sizeof(*b.rule), GFP_KERNEL);
-	b.rules = kunit_kcalloc(test, sframe_max_rules(tbl), sizeof(*b.rules),
+	b.rules = kunit_kcalloc(test, b.max_rows, sizeof(*b.rules),
 				GFP_KERNEL);
 	b.hash = kunit_kcalloc(test, 1U << b.hash_bits, sizeof(*b.hash),
 			       GFP_KERNEL);

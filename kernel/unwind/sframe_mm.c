@@ -384,15 +384,16 @@ static int sframe_shared_build(const void *data,
 				ARCH_SFRAME_ABI);
 	if (ret)
 		return ret;
-	b.max_rows = sframe_max_rows(&tbl);
-	if (!b.max_rows)
-		return -E2BIG;
-	b.hash_bits = sframe_hash_bits(&tbl);
+	/* Room for the rows the descriptors say, bounded by the section. */
+	ret = sframe_table_rows(&tbl, &b.max_rows);
+	if (ret)
+		return ret;
+	b.hash_bits = sframe_hash_bits(b.max_rows);
 	b.pc = kvmalloc_array(b.max_rows, sizeof(*b.pc), GFP_KERNEL_ACCOUNT);
 	b.rule = kvmalloc_array(b.max_rows, sizeof(*b.rule),
 				GFP_KERNEL_ACCOUNT);
-	b.rules = kvmalloc_array(sframe_max_rules(&tbl), sizeof(*b.rules),
-				 GFP_KERNEL_ACCOUNT);
+	b.rules = kvmalloc_array(min_t(u32, b.max_rows, SFRAME_RULES_MAX),
+				 sizeof(*b.rules), GFP_KERNEL_ACCOUNT);
 	b.hash = kvcalloc(1U << b.hash_bits, sizeof(*b.hash),
 			  GFP_KERNEL_ACCOUNT);
 	b.funcs = kvmalloc_array(max_t(u32, tbl.num_fdes, 1), sizeof(*b.funcs),

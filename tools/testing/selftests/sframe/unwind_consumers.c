@@ -853,14 +853,20 @@ static noinline void spawn(unsigned long n)
 
 	if (self_path(exe, sizeof(exe)))
 		exit(1);
-	for (i = 0; i < n; i++) {
-		pid_t pid = fork();
+	for (i = 0; i < n && !workload_stop; i++) {
+		pid_t pid = fork(), w;
 
 		if (!pid) {
 			execv(exe, argv);
 			_exit(127);
 		}
-		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		if (pid < 0)
+			exit(1);
+		/* the stop signal may interrupt the wait */
+		do {
+			w = waitpid(pid, NULL, 0);
+		} while (w < 0 && errno == EINTR);
+		if (w != pid)
 			exit(1);
 	}
 	while (!workload_stop)

@@ -7,7 +7,10 @@
  * 2. dlclose it, dlopen libfp_b.so (frame pointers, no SFrame), which is
  *    usually mapped over the range libsf_a.so used.  Its chains must be the
  *    correct frame-pointer chains: stale SFrame data of the old range would
- *    break them.
+ *    break them.  On arm64 a frame record does not say where its caller's
+ *    frame is: main, the SFrame caller of frame-pointer code, is found by
+ *    the recovery of callers (kernel.unwind_user_recover), which the test
+ *    turns on there.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -56,8 +59,14 @@ TEST(sframe_dlopen)
 	char *const argv[] = { exe, WL_ARG, NULL };
 	struct wl_run w;
 	bool ok_a, ok_b;
+	int saved = -1;
 
 	sampler_get_opts(&o);
+#ifdef __aarch64__
+	saved = sysctl_int_read(RECOVER_SYSCTL);
+	ASSERT_LE(0, saved);
+	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
+#endif
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
@@ -92,6 +101,8 @@ TEST(sframe_dlopen)
 	ok_b = chain_report("dlopen fp lib after dlclose", &w.s, &f, expect_b,
 			    ARRAY_SIZE(expect_b), &o, &st);
 	wl_cleanup(&w);
+	if (saved >= 0)
+		sysctl_int_write(RECOVER_SYSCTL, saved);
 	EXPECT_TRUE(ok_a);
 	ASSERT_TRUE(ok_b);
 }

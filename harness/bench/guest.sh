@@ -106,12 +106,13 @@ if has cost; then
 	echo 0 >$S; run ./ubench-sf -t sf-off -N -D 16 -C 1 -n 100 -r 1
 	echo 1 >$S
 	# One frame of the 16 without SFrame (level 8, or the leaf): the cost
-	# of recovering its caller; broken with the recovery off.
-	run ./ubench-rcmid -t rc-mid -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
-	run ./ubench-rcleaf -t rc-leaf -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+	# of recovering its caller (turned on for these runs; off by
+	# default); broken with the recovery off.
 	if [ -w $R ]; then
-		echo 0 >$R; run ./ubench-rcmid -t rc-off -N -D 16 -C 1 -n 100 -r 1
 		echo 1 >$R
+		run ./ubench-rcmid -t rc-mid -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+		run ./ubench-rcleaf -t rc-leaf -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+		echo 0 >$R; run ./ubench-rcmid -t rc-off -N -D 16 -C 1 -n 100 -r 1
 	fi
 fi
 

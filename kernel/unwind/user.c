@@ -880,6 +880,14 @@ int unwind_user_next(struct unwind_user_state *state)
 	if (!ra || ra < mmap_min_addr ||
 	    !access_ok((const void __user *)ra, 1))
 		goto done;
+	/*
+	 * In a task with SFrame data, code without it may not keep frame
+	 * pointers at all: a frame record counts only if its return address
+	 * follows a call instruction.
+	 */
+	if (type == UNWIND_USER_TYPE_FP && state->sframe &&
+	    !arch_unwind_user_after_call(ra))
+		goto done;
 
 	state->ip = ra;
 	state->sp = cfa;

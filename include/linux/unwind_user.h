@@ -29,6 +29,9 @@ struct return_instance;
  *		instruction (a uprobe there), so its return address is at the
  *		stack pointer even without unwinding information
  * @sframe:	SFrame data is in play for the task (decided at the start)
+ * @sp_low:	@sp is a lower bound only: the frame was reached through a
+ *		frame record, which does not give the caller's stack pointer
+ *		where a call does not push the return address (arm64)
  * @hint:	the SFrame section found last
  * @done:	the walk is over
  */
@@ -46,6 +49,7 @@ struct unwind_user_state {
 	bool			signal;
 	bool			at_func_entry;
 	bool			sframe;
+	bool			sp_low;
 	bool			done;
 	struct sframe_hint	hint;
 };

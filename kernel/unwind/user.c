@@ -604,6 +604,7 @@ found:
 		return false;
 	state->ip = ra;
 	state->sp = sp;
+	state->sp_low = false;
 	state->type = UNWIND_USER_TYPE_RECOVERED;
 	state->depth++;
 	return true;
@@ -787,6 +788,7 @@ static bool unwind_user_signal(struct unwind_user_state *state)
 	state->fp = r.fp;
 	state->lr = arch_unwind_user_strip_ra(r.lr);
 	state->signal = true;
+	state->sp_low = false;
 	state->type = UNWIND_USER_TYPE_SIGNAL;
 	state->depth++;
 	return true;
@@ -843,7 +845,13 @@ int unwind_user_next(struct unwind_user_state *state)
 			goto done;
 	}
 	if (!ret) {
-		if (frame.outermost)
+		/*
+		 * Reached through a frame record on arm64, the frame's stack
+		 * pointer is not known: only a rule based on the frame
+		 * pointer applies.
+		 */
+		if (frame.outermost || (state->sp_low &&
+		    (!frame.use_fp || (frame.flags & UNWIND_USER_F_CFA_REG))))
 			goto done;
 		type = UNWIND_USER_TYPE_SFRAME;
 	} else if (ret != -ENOENT) {
@@ -894,6 +902,8 @@ int unwind_user_next(struct unwind_user_state *state)
 	state->fp = fp;
 	state->type = type;
 	state->signal = false;
+	state->sp_low = type == UNWIND_USER_TYPE_FP &&
+			!ARCH_UNWIND_USER_CALL_PUSHES_RA;
 	state->depth++;
 	return 0;
 

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		}
 		/* what sframe_shared_build() allocates, header included */
 		bytes = kt.rules.nr_rows * sizeof(u32) +
-			kt.rules.nr_blocks * sizeof(u32) +
+			(kt.rules.nr_blocks + 1) * sizeof(u32) +
 			kt.rules.nr_funcs * sizeof(u32) +
 			kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
 			kt.rules.nr_rows * sizeof(u16) + 128;

@@ -3,6 +3,7 @@
 #define _LINUX_SFRAME_H
 
 #include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/types.h>
@@ -20,17 +21,19 @@ struct task_struct;
 
 /**
  * struct sframe_hint - the section a walk found last
- * @sec:	the section, or NULL
- * @first:	first text address it is registered for
- * @last:	last text address it is registered for
+ * @rules:	its table, or NULL if it has none
+ * @base:	the address its table's text offsets start from
+ * @start:	first text address it is registered for
+ * @size:	bytes registered from @start; 0 before the first section
  *
- * Valid while the walk holds rcu_read_lock(): the section is not freed
- * before a grace period after it left the mm's registrations.
+ * Valid while the walk holds rcu_read_lock(): a table is not freed
+ * before a grace period after its last registration left.
  */
 struct sframe_hint {
-	struct sframe_section	*sec;
-	unsigned long		first;
-	unsigned long		last;
+	const struct sframe_rules	*rules;
+	unsigned long			base;
+	unsigned long			start;
+	unsigned long			size;
 };
 
 /*
@@ -46,19 +49,22 @@ struct sframe_hint {
 
 /**
  * struct sframe_rules - the rules of a section, decoded: its lookup table
- * @text_size:	size of the text the rows describe, from the text start
+ * @text_size:	size of the text the rows describe, from the text start;
+ *		0 if there are no rows
  * @nr_rows:	number of rows
  * @nr_rules:	number of distinct rules
  * @nr_funcs:	number of function starts
  * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
  * @block_shift: see @blocks
  * @pc:		start of each row, from the text start, sorted; a row ends
- *		where the next one starts
+ *		where the next one starts; one more entry, %U32_MAX, ends
+ *		the last row
  * @rule:	each row's rule, an index into @rules, or %SFRAME_RULE_NONE
  *		for text without a function
  * @rules:	the distinct rules
  * @blocks:	block index of the rows: entry b counts the rows that start
- *		at or below text offset b << @block_shift
+ *		at or below text offset b << @block_shift; one more entry,
+ *		@nr_rows, ends the last block
  * @funcs:	start of each function, from the text start, sorted
  *
  * The shape of the kernel's ORC tables (orc_unwind_ip[], orc_unwind[],
@@ -79,6 +85,67 @@ struct sframe_rules {
 	const u32			*blocks;
 	const u32			*funcs;
 };
+
+/* Rows of a block of a table scanned, not searched, at most. */
+#define SFRAME_ROW_SCAN				4
+
+/**
+ * sframe_rules_lookup() - the rule for a text offset
+ * @r:		a table
+ * @off:	offset in the table's text
+ *
+ * The rule of the last row that starts at or below @off, among the rows
+ * of its block of text: by a scan if they are few, else by binary search.
+ * Inline: a walk makes one lookup per frame.
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: the rule, in @r, or NULL if no function describes @off.
+ */
+static __always_inline const struct unwind_user_frame *
+sframe_rules_lookup(const struct sframe_rules *r, unsigned long off)
+{
+	u32 b, lo, hi;
+	u16 idx;
+
+	if (off >= r->text_size)
+		return NULL;
+	b = off >> r->block_shift;
+	if (b >= r->nr_blocks)
+		b = r->nr_blocks - 1;
+	lo = r->blocks[b];
+	hi = r->blocks[b + 1];
+	/* The number of rows at or below @off is in [lo, hi]. */
+	while (hi - lo > SFRAME_ROW_SCAN) {
+		u32 mid = hi - (hi - lo) / 2;
+
+		if (r->pc[mid - 1] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	/* @pc[hi] is above @off: a row of the next block, or the end. */
+	while (r->pc[lo] <= off)
+		lo++;
+	if (!lo)
+		return NULL;
+	idx = r->rule[lo - 1];
+	return idx == SFRAME_RULE_NONE ? NULL : &r->rules[idx];
+}
+
+/*
+ * The rule for @ip in the section @hint holds, which covers it: 0 and
+ * *@frame, -ENOENT if no function describes @ip, -ENOMEM if the section
+ * has no table.
+ */
+static __always_inline int
+sframe_hint_lookup(const struct sframe_hint *hint, unsigned long ip,
+		   const struct unwind_user_frame **frame)
+{
+	if (unlikely(!hint->rules))
+		return -ENOMEM;
+	*frame = sframe_rules_lookup(hint->rules, ip - hint->base);
+	return *frame ? 0 : -ENOENT;
+}
 
 /**
  * struct sframe_table - one .sframe section, as the decoder reads it
@@ -195,13 +262,40 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end);
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
-int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
-		     struct sframe_hint *hint);
+int sframe_find_user_section(unsigned long ip,
+			     const struct unwind_user_frame **frame,
+			     struct sframe_hint *hint);
 bool sframe_possible_user(void);
 bool sframe_text_user(unsigned long ip);
 int sframe_func_start_user(unsigned long ip, unsigned long *start);
 void sframe_collector_get(void);
 void sframe_collector_put(void);
+
+/**
+ * sframe_find_user() - look up the SFrame rule for a user address
+ * @ip:		user instruction pointer of the current task
+ * @frame:	set to the rule on success, valid as long as @hint
+ * @hint:	the section the walk found last, updated: zeroed at the
+ *		start of the walk
+ *
+ * Looks @ip up in the table of the section in @hint when @ip is in its
+ * range, else in that of the section the task's registrations have for
+ * it (sframe_find_user_section()). Reads kernel memory only.
+ *
+ * Context: any context, including NMI, under rcu_read_lock() held since
+ * @hint was zeroed. Takes no locks and does not fault.
+ * Return: 0 on success; -ENOENT if no section describes @ip; -EAGAIN if
+ * the task's text was not looked at yet (it is before the task returns to
+ * user space); -ENOMEM if the section describing @ip has no table.
+ */
+static __always_inline int
+sframe_find_user(unsigned long ip, const struct unwind_user_frame **frame,
+		 struct sframe_hint *hint)
+{
+	if (unlikely(ip - hint->start >= hint->size))
+		return sframe_find_user_section(ip, frame, hint);
+	return sframe_hint_lookup(hint, ip, frame);
+}
 
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
 
@@ -219,7 +313,7 @@ static inline bool sframe_enabled(void)
 	return false;
 }
 static inline int sframe_find_user(unsigned long ip,
-				   struct unwind_user_frame *frame,
+				   const struct unwind_user_frame **frame,
 				   struct sframe_hint *hint)
 {
 	return -ENOENT;

@@ -31,8 +31,6 @@
 
 /* A function with more rows than this is rejected by the validation. */
 #define SFRAME_MAX_FRES_PER_FDE		8192
-/* Rows of a block of a table scanned, not searched, at most. */
-#define SFRAME_ROW_SCAN			4
 /* Descriptors or rows validated between checks for a fatal signal. */
 #define SFRAME_VALIDATE_BATCH		1024
 /*
@@ -1091,7 +1089,8 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 		*block_shift = s;
 		*nr_blocks = (last >> s) + 1;
 	}
-	return ((size_t)b->nr_rows + *nr_blocks + b->nr_funcs) * sizeof(u32) +
+	return ((size_t)b->nr_rows + 1 + *nr_blocks + 1 + b->nr_funcs) *
+	       sizeof(u32) +
 	       (size_t)b->nr_rules * sizeof(struct unwind_user_frame) +
 	       (size_t)b->nr_rows * sizeof(u16);
 }
@@ -1110,12 +1109,14 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 		       const struct sframe_build *b, u32 nr_blocks,
 		       u8 block_shift)
 {
-	u32 *pc = mem, *blocks = pc + b->nr_rows, *funcs = blocks + nr_blocks;
+	u32 *pc = mem, *blocks = pc + b->nr_rows + 1;
+	u32 *funcs = blocks + nr_blocks + 1;
 	struct unwind_user_frame *rules = (void *)(funcs + b->nr_funcs);
 	u16 *rule = (void *)(rules + b->nr_rules);
 	u32 i, n = 0;
 
 	memcpy(pc, b->pc, b->nr_rows * sizeof(*pc));
+	pc[b->nr_rows] = U32_MAX;
 	memcpy(rule, b->rule, b->nr_rows * sizeof(*rule));
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
 	memcpy(funcs, b->funcs, b->nr_funcs * sizeof(*funcs));
@@ -1124,7 +1125,8 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 			n++;
 		blocks[i] = n;
 	}
-	r->text_size = tbl->text_end - tbl->text_start;
+	blocks[nr_blocks] = b->nr_rows;
+	r->text_size = b->nr_rows ? tbl->text_end - tbl->text_start : 0;
 	r->nr_rows = b->nr_rows;
 	r->nr_rules = b->nr_rules;
 	r->nr_funcs = b->nr_funcs;
@@ -1137,38 +1139,13 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 	r->funcs = funcs;
 }
 
-/* The number of rows of @r that start at or below @off. */
-static u32 sframe_rows_below(const struct sframe_rules *r, unsigned long off)
-{
-	u32 b, lo, hi;
-
-	b = r->nr_blocks - 1;
-	if (off >> r->block_shift < b)
-		b = off >> r->block_shift;
-	lo = r->blocks[b];
-	hi = b + 1 < r->nr_blocks ? r->blocks[b + 1] : r->nr_rows;
-	/* The number is in [lo, hi]. */
-	while (hi - lo > SFRAME_ROW_SCAN) {
-		u32 mid = hi - (hi - lo) / 2;
-
-		if (r->pc[mid - 1] <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	while (lo < hi && r->pc[lo] <= off)
-		lo++;
-	return lo;
-}
-
 /**
  * sframe_rules_find() - look up the rule for a text offset
  * @r:		a table
  * @off:	offset in the table's text
  * @frame:	filled with the rule on success
  *
- * Finds the last row that starts at or below @off among the rows of its
- * block of text: by a scan if they are few, else by binary search.
+ * A copy of what sframe_rules_lookup() finds.
  *
  * Context: any context, including NMI; the caller keeps @r alive.
  * Return: 0 on success, -ENOENT if no function describes @off.
@@ -1176,18 +1153,11 @@ static u32 sframe_rows_below(const struct sframe_rules *r, unsigned long off)
 int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
 		      struct unwind_user_frame *frame)
 {
-	u32 n;
-	u16 idx;
+	const struct unwind_user_frame *rule = sframe_rules_lookup(r, off);
 
-	if (off >= r->text_size || !r->nr_rows)
+	if (!rule)
 		return -ENOENT;
-	n = sframe_rows_below(r, off);
-	if (!n)
-		return -ENOENT;
-	idx = r->rule[n - 1];
-	if (idx == SFRAME_RULE_NONE)
-		return -ENOENT;
-	*frame = r->rules[idx];
+	*frame = *rule;
 	return 0;
 }
 

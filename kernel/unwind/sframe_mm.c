@@ -808,68 +808,58 @@ static void sframe_queue_work(void)
 				 &curr->sframe_work_pending);
 }
 
-/*
- * The registration of @mm for @ip, if any; @hint takes it and its range.
- * Not inlined: the walk state, which the kernel may clear on every call
- * (CONFIG_INIT_STACK_ALL_ZERO), is only set up when the hint does not
- * answer.
- */
-static noinline struct sframe_section *
-sframe_walk(struct mm_struct *mm, unsigned long ip, struct sframe_hint *hint)
+/* The registration of @mm for @ip, if any, and the range it covers. */
+static struct sframe_section *sframe_walk(struct mm_struct *mm,
+					  unsigned long ip,
+					  unsigned long *first,
+					  unsigned long *last)
 {
 	MA_STATE(mas, &mm->sframe_mt, ip, ip);
 	struct sframe_section *sec;
 
 	sec = mas_walk(&mas);
-	if (sec) {
-		hint->sec = sec;
-		hint->first = mas.index;
-		hint->last = mas.last;
-	}
+	*first = mas.index;
+	*last = mas.last;
 	return sec;
 }
 
 /**
- * sframe_find_user() - look up the SFrame rule for a user address
+ * sframe_find_user_section() - look up the SFrame rule for a user address
  * @ip:		user instruction pointer of the current task
- * @frame:	filled with the rule on success
- * @hint:	the section the walk found last, updated: zeroed at the
- *		start of the walk
+ * @frame:	set to the rule on success
+ * @hint:	set to the section registered for @ip, if any
  *
- * Looks @ip up in the table of the section registered for it: the one in
- * @hint when @ip is in its range, else the one the task's registrations
- * have for it. Reads kernel memory only.
+ * sframe_find_user() where @hint does not cover @ip: the section is the
+ * one the task's registrations have for @ip.
  *
- * Context: any context, including NMI, under rcu_read_lock() held since
- * @hint was zeroed. Takes no locks and does not fault.
- * Return: 0 on success; -ENOENT if no section describes @ip; -EAGAIN if
- * the task's text was not looked at yet (it is before the task returns to
- * user space); -ENOMEM if the section describing @ip has no table.
+ * Context: as sframe_find_user().
+ * Return: as sframe_find_user().
  */
-int sframe_find_user(unsigned long ip, struct unwind_user_frame *frame,
-		     struct sframe_hint *hint)
+int sframe_find_user_section(unsigned long ip,
+			     const struct unwind_user_frame **frame,
+			     struct sframe_hint *hint)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
+	unsigned long first, last;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
-	if (hint->sec && ip >= hint->first && ip <= hint->last) {
-		sec = hint->sec;
-	} else {
-		sec = mm ? sframe_walk(mm, ip, hint) : NULL;
-		if (!sec) {
-			/* Text not looked at yet: it may have SFrame. */
-			if (mm && test_bit(SFRAME_MM_UNDISCOVERED,
-					   &mm->sframe_flags)) {
-				sframe_queue_work();
-				return -EAGAIN;
-			}
-			return -ENOENT;
+	if (!mm)
+		return -ENOENT;
+	sec = sframe_walk(mm, ip, &first, &last);
+	if (!sec) {
+		/* Text not looked at yet: it may have SFrame. */
+		if (test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags)) {
+			sframe_queue_work();
+			return -EAGAIN;
 		}
+		return -ENOENT;
 	}
-	if (!sec->shared)
-		return -ENOMEM;
-	return sframe_rules_find(&sec->shared->rules, ip - sec->base, frame);
+	hint->rules = sec->shared ? &sec->shared->rules : NULL;
+	hint->base = sec->base;
+	hint->start = first;
+	hint->size = last - first + 1;
+	return sframe_hint_lookup(hint, ip, frame);
 }
 
 /**

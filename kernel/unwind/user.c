@@ -29,13 +29,13 @@ static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
  * page faults disabled. A walk reads one or two words per frame, which
  * costs a fraction of a copy_from_user_nofault() per word.
  */
-static int unwind_user_read_words(unsigned long a, unsigned long *va,
-				  unsigned long b, unsigned long *vb)
+static __always_inline int
+__unwind_user_read_words(unsigned long a, unsigned long *va,
+			 unsigned long b, unsigned long *vb)
 {
 	int ret = -EFAULT;
 
-	if (!nmi_uaccess_okay() ||
-	    (vb && !access_ok((const void __user *)b, sizeof(*vb))))
+	if (vb && !access_ok((const void __user *)b, sizeof(*vb)))
 		return -EFAULT;
 	pagefault_disable();
 	if (!user_read_access_begin((const void __user *)a, sizeof(*va)))
@@ -49,6 +49,12 @@ out_end:
 out:
 	pagefault_enable();
 	return ret;
+}
+
+static int unwind_user_read_words(unsigned long a, unsigned long *va,
+				  unsigned long b, unsigned long *vb)
+{
+	return __unwind_user_read_words(a, va, b, vb);
 }
 
 static int unwind_user_read(unsigned long addr, unsigned long *val)
@@ -103,7 +109,7 @@ bool sframe_enabled(void)
 }
 
 static int unwind_user_find(struct unwind_user_state *state, unsigned long ip,
-			    struct unwind_user_frame *frame)
+			    const struct unwind_user_frame **frame)
 {
 	return sframe_find_user(ip, frame, &state->hint);
 }
@@ -115,7 +121,8 @@ static int unwind_user_func_start(struct unwind_user_state *state,
 }
 
 static int unwind_user_sframe(struct unwind_user_state *state,
-			      unsigned long ip, struct unwind_user_frame *frame)
+			      unsigned long ip,
+			      const struct unwind_user_frame **frame)
 {
 	if (!state->sframe)
 		return -ENOENT;
@@ -269,13 +276,13 @@ static bool unwind_user_next_leads_on(struct unwind_user_state *state,
 				      unsigned long cfa, unsigned long fp,
 				      unsigned long next)
 {
-	struct unwind_user_frame up;
+	const struct unwind_user_frame *up;
 	unsigned long ucfa, unext;
 
 	if (frame->fp_saved && unwind_user_read(cfa + frame->fp_off, &fp))
 		return false;
 	return !unwind_user_find(state, next - 1, &up) &&
-	       unwind_user_frame_leads_on(&up, cfa, fp, 0, &ucfa, &unext);
+	       unwind_user_frame_leads_on(up, cfa, fp, 0, &ucfa, &unext);
 }
 
 /*
@@ -322,20 +329,20 @@ static bool unwind_user_slot_above(struct unwind_user_state *state,
 				   unsigned long cfa, unsigned long next,
 				   unsigned long slot)
 {
-	struct unwind_user_frame up;
+	const struct unwind_user_frame *up;
 	unsigned int i;
 
 	for (i = 0; i < UNWIND_USER_FP_CHECK && cfa && next; i++) {
 		if (!sframe_text_user(next) ||
 		    unwind_user_find(state, next - 1, &up) ||
-		    up.outermost || !up.ra_saved || up.use_fp || up.flags)
+		    up->outermost || !up->ra_saved || up->use_fp || up->flags)
 			return false;
-		cfa += up.cfa_off;
-		if (cfa + up.ra_off == slot)
+		cfa += up->cfa_off;
+		if (cfa + up->ra_off == slot)
 			return true;
-		if (unwind_user_read(cfa + up.ra_off, &next))
+		if (unwind_user_read(cfa + up->ra_off, &next))
 			return false;
-		if (up.ra_signed)
+		if (up->ra_signed)
 			next = arch_unwind_user_strip_ra(next);
 	}
 	return false;
@@ -362,7 +369,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 				      unsigned long *caller_cfa,
 				      unsigned long *next)
 {
-	struct unwind_user_frame frame;
+	const struct unwind_user_frame *frame;
 	unsigned long sp, end, cfa, cnext;
 	bool found = false;
 
@@ -373,7 +380,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 
 	if (slot && ARCH_UNWIND_USER_CALL_PUSHES_RA) {
 		sp = slot + sizeof(long);
-		if (!unwind_user_frame_leads_on(&frame, sp, fp, 0,
+		if (!unwind_user_frame_leads_on(frame, sp, fp, 0,
 						caller_cfa, next))
 			return false;
 		/*
@@ -383,7 +390,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 		 * text, the caller's rule must lead on too.
 		 */
 		if (*caller_cfa && sframe_text_user(*next) &&
-		    !unwind_user_next_leads_on(state, &frame, *caller_cfa, fp,
+		    !unwind_user_next_leads_on(state, frame, *caller_cfa, fp,
 					       *next))
 			return false;
 		*caller_sp = sp;
@@ -391,7 +398,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	}
 	if (!slot) {
 		sp = state->sp;
-		if (!unwind_user_frame_leads_on(&frame, sp, fp, ra,
+		if (!unwind_user_frame_leads_on(frame, sp, fp, ra,
 						caller_cfa, next))
 			return false;
 		*caller_sp = sp;
@@ -409,14 +416,14 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 	     sp < end; sp += ARCH_UNWIND_USER_SP_ALIGN) {
 		if (!unwind_user_eval(state))
 			return false;
-		if (unwind_user_frame_leads_on(&frame, sp, fp, ra, &cfa,
+		if (unwind_user_frame_leads_on(frame, sp, fp, ra, &cfa,
 					       &cnext) &&
 		    unwind_user_caller_fits(state, ra, cnext) &&
-		    unwind_user_guess_leads_on(state, &frame, cfa, fp,
+		    unwind_user_guess_leads_on(state, frame, cfa, fp,
 					       cnext, scanned)) {
 			if (found && (cfa != *caller_cfa || cnext != *next) &&
 			    !unwind_user_slot_above(state, *caller_cfa, *next,
-						    cfa + frame.ra_off))
+						    cfa + frame->ra_off))
 				return false;
 			if (!found) {
 				*caller_sp = sp;
@@ -426,7 +433,7 @@ static bool unwind_user_sframe_caller(struct unwind_user_state *state,
 			}
 		}
 		/* The rule does not depend on the stack pointer. */
-		if (frame.use_fp || frame.outermost)
+		if (frame->use_fp || frame->outermost)
 			break;
 	}
 	return found;
@@ -614,7 +621,7 @@ found:
 
 static inline int unwind_user_sframe(struct unwind_user_state *state,
 				     unsigned long ip,
-				     struct unwind_user_frame *frame)
+				     const struct unwind_user_frame **frame)
 {
 	return -ENOENT;
 }
@@ -639,19 +646,28 @@ static inline bool unwind_user_recover(struct unwind_user_state *state)
  * are those instances in order. A chained instance (a probed function
  * tail-called from another one) shares its slot with the next one.
  */
+/* Has the task return addresses that uretprobe trampolines took over? */
+static __always_inline bool unwind_user_uretprobe_pending(void)
+{
+#ifdef CONFIG_UPROBES
+	return unlikely(current->utask && current->utask->return_instances);
+#else
+	return false;
+#endif
+}
+
 static unsigned long unwind_user_uretprobe(struct unwind_user_state *state,
 					   unsigned long ra)
 {
 #ifdef CONFIG_UPROBES
-	struct uprobe_task *utask = current->utask;
 	struct return_instance *ri;
 
-	if (likely(!utask || !utask->return_instances))
+	if (likely(!unwind_user_uretprobe_pending()))
 		return ra;
 	if (ra != uprobe_get_trampoline_vaddr())
 		return ra;
 
-	ri = state->uret ? state->uret->next : utask->return_instances;
+	ri = state->uret ? state->uret->next : current->utask->return_instances;
 	if (!ri)
 		return 0;
 	ra = ri->orig_ret_vaddr;
@@ -794,27 +810,61 @@ static bool unwind_user_signal(struct unwind_user_state *state)
 	return true;
 }
 
-/**
- * unwind_user_next() - unwind one user frame
- * @state:	state set up by unwind_user_start()
+#ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
+/*
+ * The usual step of a walk with SFrame data: from a frame that is neither
+ * the innermost one nor one a signal interrupted, in the text of the
+ * section the walk found last, by a rule that saves the return address
+ * at an offset from a CFA based on the stack or the frame pointer. The
+ * general step does the same for such a frame; this one spares it its
+ * setup. Anything else, and any failure, is left to the general step.
  *
- * On success @state describes the caller: its instruction pointer (a return
- * address; the one a uretprobe saved where its trampoline took the place of
- * the return address), stack pointer and frame pointer. The walk ends when
- * a frame cannot be read, when the task's SFrame data describes the frame
- * but cannot be used (its text not looked at yet, or a section without a
- * table), when the caller's frame would not be above the current one on
- * the stack, at a return address that is zero, below mmap_min_addr or not
- * a user address, or after %UNWIND_USER_MAX_DEPTH frames.
- *
- * Context: any context in which the task's user memory may be accessed
- * without faulting, including NMI, with rcu_read_lock() held since
- * unwind_user_start(): @state keeps the SFrame section it found last.
- * Return: 0 if @state moved to the caller, a negative error when done.
+ * Return: true if @state moved to the caller.
  */
-int unwind_user_next(struct unwind_user_state *state)
+static __always_inline bool unwind_user_next_sframe(struct unwind_user_state *state)
 {
-	struct unwind_user_frame frame;
+	const struct sframe_hint *hint = &state->hint;
+	const struct unwind_user_frame *frame;
+	unsigned long ip = state->ip - 1, cfa, ra, fp = state->fp;
+
+	if (!state->sframe || !state->depth || state->signal ||
+	    state->sp_low || state->done ||
+	    state->depth >= UNWIND_USER_MAX_DEPTH ||
+	    ip - hint->start >= hint->size || !hint->rules)
+		return false;
+	frame = sframe_rules_lookup(hint->rules, ip - hint->base);
+	if (!frame || frame->flags || !frame->ra_saved || frame->outermost ||
+	    frame->signal)
+		return false;
+	cfa = (frame->use_fp ? state->fp : state->sp) + frame->cfa_off;
+	if (cfa <= state->sp ||
+	    __unwind_user_read_words(cfa + frame->ra_off, &ra,
+				     cfa + frame->fp_off,
+				     frame->fp_saved ? &fp : NULL))
+		return false;
+	if (frame->ra_signed)
+		ra = arch_unwind_user_strip_ra(ra);
+	if (unwind_user_uretprobe_pending() || !ra || ra < mmap_min_addr ||
+	    !access_ok((const void __user *)ra, 1))
+		return false;
+	state->ip = ra;
+	state->sp = cfa;
+	state->fp = fp;
+	state->type = UNWIND_USER_TYPE_SFRAME;
+	state->depth++;
+	return true;
+}
+#else
+static inline bool unwind_user_next_sframe(struct unwind_user_state *state)
+{
+	return false;
+}
+#endif
+
+/* One step of any kind: see unwind_user_next(). */
+static noinline int unwind_user_next_frame(struct unwind_user_state *state)
+{
+	const struct unwind_user_frame *frame;
 	unsigned long cfa, ra, fp = state->fp;
 	bool first = !state->depth;
 	enum unwind_user_type type;
@@ -838,7 +888,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	 * without SFrame data keep their frame pointer walk as it was.
 	 */
 	if (!first && ((ret == -ENOENT && state->sframe) ||
-		       (!ret && frame.signal))) {
+		       (!ret && frame->signal))) {
 		if (unwind_user_signal(state))
 			return 0;
 		if (!ret)
@@ -850,8 +900,9 @@ int unwind_user_next(struct unwind_user_state *state)
 		 * pointer is not known: only a rule based on the frame
 		 * pointer applies.
 		 */
-		if (frame.outermost || (state->sp_low &&
-		    (!frame.use_fp || (frame.flags & UNWIND_USER_F_CFA_REG))))
+		if (frame->outermost ||
+		    (state->sp_low && (!frame->use_fp ||
+				       (frame->flags & UNWIND_USER_F_CFA_REG))))
 			goto done;
 		type = UNWIND_USER_TYPE_SFRAME;
 	} else if (ret != -ENOENT) {
@@ -863,18 +914,18 @@ int unwind_user_next(struct unwind_user_state *state)
 		 */
 		goto done;
 	} else if (first && state->at_func_entry) {
-		frame = entry_frame;
+		frame = &entry_frame;
 		type = UNWIND_USER_TYPE_ENTRY;
 	} else if (unwind_user_recover_enabled(state)) {
 		if (unwind_user_recover(state))
 			return 0;
 		goto done;
 	} else {
-		frame = fp_frame;
+		frame = &fp_frame;
 		type = UNWIND_USER_TYPE_FP;
 	}
 
-	if (unwind_user_apply(state, &frame, first, &cfa, &ra, &fp))
+	if (unwind_user_apply(state, frame, first, &cfa, &ra, &fp))
 		goto done;
 
 	ra = unwind_user_uretprobe(state, ra);
@@ -913,6 +964,31 @@ done:
 }
 
 /**
+ * unwind_user_next() - unwind one user frame
+ * @state:	state set up by unwind_user_start()
+ *
+ * On success @state describes the caller: its instruction pointer (a return
+ * address; the one a uretprobe saved where its trampoline took the place of
+ * the return address), stack pointer and frame pointer. The walk ends when
+ * a frame cannot be read, when the task's SFrame data describes the frame
+ * but cannot be used (its text not looked at yet, or a section without a
+ * table), when the caller's frame would not be above the current one on
+ * the stack, at a return address that is zero, below mmap_min_addr or not
+ * a user address, or after %UNWIND_USER_MAX_DEPTH frames.
+ *
+ * Context: any context in which the task's user memory may be accessed
+ * without faulting, including NMI, with rcu_read_lock() held since
+ * unwind_user_start(): @state keeps the SFrame section it found last.
+ * Return: 0 if @state moved to the caller, a negative error when done.
+ */
+int unwind_user_next(struct unwind_user_state *state)
+{
+	if (likely(unwind_user_next_sframe(state)))
+		return 0;
+	return unwind_user_next_frame(state);
+}
+
+/**
  * unwind_user_has_sframe() - is SFrame data in play for the current task?
  *
  * SFrame unwinding is enabled, and the task has a registered section or
@@ -941,15 +1017,20 @@ bool unwind_user_has_sframe(void)
  * Context: any context, with rcu_read_lock() held until the last
  * unwind_user_next() of the walk; the walk is always of the current task.
  * Return: 0 on success, -EINVAL if the registers cannot be unwound here
- * (kernel thread, kernel mode, or a task mode the architecture does not
- * unwind, such as 32-bit compat); @state is then marked done.
+ * (kernel thread, kernel mode, a task mode the architecture does not
+ * unwind, such as 32-bit compat, or an NMI in which user memory cannot be
+ * read); @state is then marked done.
  */
 int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs)
 {
 	memset(state, 0, sizeof(*state));
 
+	/*
+	 * User memory is read without faulting, and not at all in an NMI
+	 * that interrupted a switch of the CPU's page tables.
+	 */
 	if (!regs || !user_mode(regs) || !current->mm ||
-	    (current->flags & PF_KTHREAD) ||
+	    (current->flags & PF_KTHREAD) || !nmi_uaccess_okay() ||
 	    !arch_unwind_user_supported(regs)) {
 		state->done = true;
 		return -EINVAL;

@@ -127,6 +127,15 @@ if has worst; then
 	echo 1 >$S; run ./ubench-adv -t adv-sf -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
 	echo 0 >$S; run ./ubench-adv-fp -t adv-fp -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
 	echo 1 >$S; run ./ubench-adv -t adv-sf-cached -D 16,64,128 -C 1 -n "$WN" -r "$reps"
+	# The recovery on a stack built to defeat it: level 8 without SFrame
+	# data fills 256 words of its frame with its callers' return
+	# addresses (turned on for this run; off by default). Its chains may
+	# end early or be wrong: reported, not failed (-N).
+	if [ -w $R ]; then
+		echo 1 >$R
+		run ./ubench-rchost -t rc-hostile -N -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
+		echo 0 >$R
+	fi
 fi
 
 if has scale; then

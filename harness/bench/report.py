@@ -224,9 +224,10 @@ def main():
         p("")
         p("The 16-deep chain of table 1b with level 8 built without SFrame and "
           "without frame pointers, and filling 256 words of its frame, below its "
-          "return address, with the return addresses its callers recorded (live "
-          "call sites in SFrame text: each one a candidate the stack scan has to "
-          "evaluate; gen.py `--hostile 256`), with `kernel.unwind_user_recover=1`. "
+          "return address, with the return addresses its callers recorded, every "
+          "other word (live call sites in SFrame text: each one a candidate the "
+          "stack scan has to evaluate, and whose frame, read from the zeros, then "
+          "refutes it; gen.py `--hostile 256`), with `kernel.unwind_user_recover=1`. "
           "Bound in the sources (kernel/unwind/user.c): at most "
           "UNWIND_USER_RECOVER_EVALS = 256 candidate evaluations and "
           "UNWIND_USER_SCAN_BUDGET = 1,024 scanned words a walk, an evaluation "

@@ -3,14 +3,52 @@
  * User call chains of a PIE built with -fomit-frame-pointer and --gsframe:
  * main -> a -> b -> c, sampled while spinning in c.  Frame pointers cannot
  * unwind this code; with SFrame every sample must show the whole chain.
+ *
+ * fp_cfa: main -> fa -> fb -> fc, spinning in fc.  fa allocates a stack
+ * buffer of a size the compiler does not know, so its CFA is based on the
+ * frame pointer register; fb saves that register and puts something else
+ * in it while it calls fc.  fa's caller is found only if fb's saved frame
+ * pointer is restored by the step from fb to fa.
  */
 #include <limits.h>
+#include <string.h>
 
 #include "kselftest_harness.h"
 #include "sampler.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
+static const char *const expect_fp[] = { "fc", "fb", "fa", "main",
+					 CHAIN_END };
+
+noinline __noclone void fc(void)
+{
+	char frame[64];
+
+	wl_spin(&workload_stop, frame);
+}
+
+noinline __noclone void fb(void)
+{
+	char frame[64];
+
+#if defined(__x86_64__) && !defined(WL_FRAME_POINTERS)
+	/* The frame pointer register, as a general one: saved, then used. */
+	asm volatile("mov %0, %%rbp" : : "r"(frame + 1) : "rbp");
+#endif
+	fc();
+	wl_use(frame);
+}
+
+noinline __noclone void fa(unsigned int n)
+{
+	char *buf = __builtin_alloca(n);
+
+	memset(buf, 0, n);
+	wl_use(buf);
+	fb();
+	wl_use(buf);
+}
 
 TEST(sframe_pie)
 {
@@ -23,11 +61,26 @@ TEST(sframe_pie)
 	ASSERT_TRUE(wl_chain_test("pie", argv, expect, ARRAY_SIZE(expect)));
 }
 
+TEST(fp_cfa)
+{
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, WL_ARG, "fp_cfa", NULL };
+
+	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	ASSERT_TRUE(wl_chain_test("fp_cfa", argv, expect_fp,
+				  ARRAY_SIZE(expect_fp)));
+}
+
 int main(int argc, char **argv)
 {
-	if (wl_mode(argc, argv)) {
+	const char *mode = wl_mode(argc, argv);
+
+	if (mode) {
 		wl_init();
-		a();
+		if (!strcmp(mode, "fp_cfa"))
+			fa(64 + argc);
+		else
+			a();
 		return 0;
 	}
 	return test_harness_run(argc, argv);

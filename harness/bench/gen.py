@@ -14,10 +14,11 @@
 #   gen.py chain --hostile N PREFIX NCHAINS DEPTH OUT.c ULEVEL OUT-U.c
 #       as above, and the functions of level ULEVEL fill N words of their
 #       frame, below their return address, with the return addresses that
-#       the levels above them (their callers) recorded, every other word
-#       (zeros between): live call sites in SFrame text, each one a
-#       candidate caller for a stack scan that its frame then refutes, for
-#       the worst case of the recovery of a caller
+#       the levels above them (their callers but the outermost) recorded,
+#       every other word (zeros between): live call sites in SFrame text,
+#       each one a candidate caller for a stack scan that its frame, read
+#       from the zeros, then refutes, for the worst case of the recovery of
+#       a caller
 #   gen.py chain --pad N PREFIX NCHAINS DEPTH OUT.c
 #       every function moves its stack pointer down and back up N times
 #       before its call, with CFI: 2 * N SFrame rows before the row of the
@@ -66,7 +67,7 @@ def chain(prefix, nchains, depth, out, ulevel=None, uout=None, pad=0, hostile=0)
                 f.append(f"\tvoid *volatile junk[{hostile}] __attribute__((unused));")
                 f.append("")
                 f.append(f"\tfor (int i = 0; i < {hostile}; i++)")
-                f.append(f"\t\tjunk[i] = i & 1 ? 0 : {prefix}_ra[{c}][i / 2 % {l}];")
+                f.append(f"\t\tjunk[i] = i & 1 ? 0 : {prefix}_ra[{c}][1 + i / 2 % {l - 1}];")
             f.append(f"\t{prefix}_ra[{c}][{l}] = __builtin_return_address(0);")
             f.append("\tPAD();")
             if l + 1 < depth:
@@ -105,7 +106,7 @@ def main():
             if hostile < 1:
                 raise ValueError
             a = a[:1] + a[3:]
-            if len(a) != 7 or int(a[5]) < 1:
+            if len(a) != 7 or int(a[5]) < 2:
                 raise ValueError
         if len(a) > 2 and a[0] == "chain" and a[1] == "--pad":
             pad = int(a[2])

@@ -58,6 +58,8 @@ struct unwind_user_state {
 
 int unwind_user_start(struct unwind_user_state *state, struct pt_regs *regs);
 int unwind_user_next(struct unwind_user_state *state);
+unsigned int unwind_user_entries(struct unwind_user_state *state,
+				 unsigned long *entries, unsigned int max);
 bool unwind_user_has_sframe(void);
 
 #else /* !CONFIG_UNWIND_USER */
@@ -72,6 +74,13 @@ static inline int unwind_user_start(struct unwind_user_state *state,
 static inline int unwind_user_next(struct unwind_user_state *state)
 {
 	return -EINVAL;
+}
+
+static inline unsigned int unwind_user_entries(struct unwind_user_state *state,
+					       unsigned long *entries,
+					       unsigned int max)
+{
+	return 0;
 }
 
 static inline bool unwind_user_has_sframe(void)

@@ -25,28 +25,37 @@ static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
 
 /*
  * Read the word at user address @a into *@va and, if @vb is not NULL, the
- * word at @b into *@vb, without faulting: in one user access window with
- * page faults disabled. A walk reads one or two words per frame, which
- * costs a fraction of a copy_from_user_nofault() per word.
+ * word at @b into *@vb, without faulting: in one user access window, with
+ * page faults disabled by the caller. A walk reads one or two words per
+ * frame, which costs a fraction of a copy_from_user_nofault() per word.
  */
+static __always_inline int
+__unwind_user_get_words(unsigned long a, unsigned long *va,
+			unsigned long b, unsigned long *vb)
+{
+	if (vb && !access_ok((const void __user *)b, sizeof(*vb)))
+		return -EFAULT;
+	if (!user_read_access_begin((const void __user *)a, sizeof(*va)))
+		return -EFAULT;
+	unsafe_get_user(*va, (const unsigned long __user *)a, out_end);
+	if (vb)
+		unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);
+	user_read_access_end();
+	return 0;
+out_end:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/* __unwind_user_get_words() with page faults disabled around it. */
 static __always_inline int
 __unwind_user_read_words(unsigned long a, unsigned long *va,
 			 unsigned long b, unsigned long *vb)
 {
-	int ret = -EFAULT;
+	int ret;
 
-	if (vb && !access_ok((const void __user *)b, sizeof(*vb)))
-		return -EFAULT;
 	pagefault_disable();
-	if (!user_read_access_begin((const void __user *)a, sizeof(*va)))
-		goto out;
-	unsafe_get_user(*va, (const unsigned long __user *)a, out_end);
-	if (vb)
-		unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);
-	ret = 0;
-out_end:
-	user_read_access_end();
-out:
+	ret = __unwind_user_get_words(a, va, b, vb);
 	pagefault_enable();
 	return ret;
 }
@@ -814,50 +823,118 @@ static bool unwind_user_signal(struct unwind_user_state *state)
 /*
  * The usual step of a walk with SFrame data: from a frame that is neither
  * the innermost one nor one a signal interrupted, in the text of the
- * section the walk found last, by a rule that saves the return address
- * at an offset from a CFA based on the stack or the frame pointer. The
- * general step does the same for such a frame; this one spares it its
- * setup. Anything else, and any failure, is left to the general step.
+ * section @hint holds, by a rule that saves the return address at an
+ * offset from a CFA based on the stack or the frame pointer: *@ip, *@sp
+ * and *@fp move to the caller (@nopf: the caller disabled page faults).
+ * The general step does the same for such a
+ * frame; this one spares it its setup, and lets a walk keep its state in
+ * registers. Anything else, and any failure, is left to the general step.
  *
- * Return: true if @state moved to the caller.
+ * Return: true if the frame moved to its caller.
  */
-static __always_inline bool unwind_user_next_sframe(struct unwind_user_state *state)
+static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hint,
+						    unsigned long *ip,
+						    unsigned long *sp,
+						    unsigned long *fp,
+						    bool nopf)
 {
-	const struct sframe_hint *hint = &state->hint;
 	const struct unwind_user_frame *frame;
-	unsigned long ip = state->ip - 1, cfa, ra, fp = state->fp;
+	unsigned long pc = *ip - 1, cfa, ra;
 
-	if (!state->sframe || !state->depth || state->signal ||
-	    state->sp_low || state->done ||
-	    state->depth >= UNWIND_USER_MAX_DEPTH ||
-	    ip - hint->start >= hint->size || !hint->rules)
+	if (pc - hint->start >= hint->size || !hint->rules)
 		return false;
-	frame = sframe_rules_lookup(hint->rules, ip - hint->base);
+	frame = sframe_rules_lookup(hint->rules, pc - hint->base);
 	if (!frame || frame->flags || !frame->ra_saved || frame->outermost ||
 	    frame->signal)
 		return false;
-	cfa = (frame->use_fp ? state->fp : state->sp) + frame->cfa_off;
-	if (cfa <= state->sp ||
-	    __unwind_user_read_words(cfa + frame->ra_off, &ra,
-				     cfa + frame->fp_off,
-				     frame->fp_saved ? &fp : NULL))
+	cfa = (frame->use_fp ? *fp : *sp) + frame->cfa_off;
+	if (cfa <= *sp)
+		return false;
+	if (nopf ? __unwind_user_get_words(cfa + frame->ra_off, &ra,
+					   cfa + frame->fp_off,
+					   frame->fp_saved ? fp : NULL) :
+		   __unwind_user_read_words(cfa + frame->ra_off, &ra,
+					    cfa + frame->fp_off,
+					    frame->fp_saved ? fp : NULL))
 		return false;
 	if (frame->ra_signed)
 		ra = arch_unwind_user_strip_ra(ra);
-	if (unwind_user_uretprobe_pending() || !ra || ra < mmap_min_addr ||
-	    !access_ok((const void __user *)ra, 1))
+	if (!ra || ra < mmap_min_addr || !access_ok((const void __user *)ra, 1))
 		return false;
-	state->ip = ra;
-	state->sp = cfa;
+	*ip = ra;
+	*sp = cfa;
+	return true;
+}
+
+/*
+ * May @state take unwind_user_sframe_step()s? The task has SFrame data,
+ * the frame is not the innermost one, nor one a signal interrupted, nor
+ * one reached through a frame record whose stack pointer is not known,
+ * and no uretprobe took over a return address of the task.
+ */
+static __always_inline bool unwind_user_sframe_steps(struct unwind_user_state *state)
+{
+	return state->sframe && state->depth && !state->signal &&
+	       !state->sp_low && !state->done &&
+	       !unwind_user_uretprobe_pending();
+}
+
+static __always_inline bool unwind_user_next_sframe(struct unwind_user_state *state)
+{
+	unsigned long ip = state->ip, sp = state->sp, fp = state->fp;
+
+	if (!unwind_user_sframe_steps(state) ||
+	    state->depth >= UNWIND_USER_MAX_DEPTH ||
+	    !unwind_user_sframe_step(&state->hint, &ip, &sp, &fp, false))
+		return false;
+	state->ip = ip;
+	state->sp = sp;
 	state->fp = fp;
 	state->type = UNWIND_USER_TYPE_SFRAME;
 	state->depth++;
 	return true;
 }
+
+/*
+ * unwind_user_sframe_step()s from @state while they apply, at most @max:
+ * the callers' instruction pointers go to @entries. Returns their number.
+ */
+static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
+					   unsigned long *entries,
+					   unsigned int max)
+{
+	unsigned long ip = state->ip, sp = state->sp, fp = state->fp;
+	const struct sframe_hint hint = state->hint;
+	unsigned int n = 0;
+
+	if (!unwind_user_sframe_steps(state))
+		return 0;
+	if (max > UNWIND_USER_MAX_DEPTH - state->depth)
+		max = UNWIND_USER_MAX_DEPTH - state->depth;
+	pagefault_disable();
+	while (n < max && unwind_user_sframe_step(&hint, &ip, &sp, &fp, true))
+		entries[n++] = ip;
+	pagefault_enable();
+	if (n) {
+		state->ip = ip;
+		state->sp = sp;
+		state->fp = fp;
+		state->type = UNWIND_USER_TYPE_SFRAME;
+		state->depth += n;
+	}
+	return n;
+}
 #else
 static inline bool unwind_user_next_sframe(struct unwind_user_state *state)
 {
 	return false;
+}
+
+static inline unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
+						  unsigned long *entries,
+						  unsigned int max)
+{
+	return 0;
 }
 #endif
 
@@ -986,6 +1063,33 @@ int unwind_user_next(struct unwind_user_state *state)
 	if (likely(unwind_user_next_sframe(state)))
 		return 0;
 	return unwind_user_next_frame(state);
+}
+
+/**
+ * unwind_user_entries() - store the instruction pointers of the callers
+ * @state:	state set up by unwind_user_start()
+ * @entries:	where to store them
+ * @max:	room at @entries
+ *
+ * What storing @state->ip after each successful unwind_user_next(), until
+ * one fails or @max are stored, does; with the walk's state in registers
+ * across the usual SFrame steps.
+ *
+ * Context: as unwind_user_next().
+ * Return: the number of entries stored.
+ */
+unsigned int unwind_user_entries(struct unwind_user_state *state,
+				 unsigned long *entries, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max) {
+		n += unwind_user_sframe_run(state, entries + n, max - n);
+		if (n >= max || unwind_user_next_frame(state))
+			break;
+		entries[n++] = state->ip;
+	}
+	return n;
 }
 
 /**

@@ -660,7 +660,7 @@ static bool charged_for(const char *cg, const struct text_file *t, int n,
  * registrations that margin is a quarter of the bound, and a debug kernel
  * (KASAN, lockdep) under TCG still maps them within the time limit.
  */
-#define MEMCG_N		40000
+#define MEMCG_N		24000
 #define MEMCG_BATCH	64
 
 TEST_F_TIMEOUT(registry, memcg_charged, 900)

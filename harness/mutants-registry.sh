@@ -58,7 +58,7 @@ MUTANTS=(
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
 "hint-no-range@include/linux/sframe.h@'\tif (unlikely(ip - hint->start >= hint->size))\n'@'\tif (unlikely(!hint->size))\n'@unwind_pie_dso unwind_dlopen"
-"fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t     frame->fp_saved ? &fp : NULL))'@'\t\t\t\t     NULL))'@unwind_basic"
+"fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t    frame->fp_saved ? &next_fp : NULL))'@'\t\t\t\t    NULL))'@unwind_basic"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

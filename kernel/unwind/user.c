@@ -48,9 +48,8 @@ out_end:
 }
 
 /* __unwind_user_get_words() with page faults disabled around it. */
-static __always_inline int
-__unwind_user_read_words(unsigned long a, unsigned long *va,
-			 unsigned long b, unsigned long *vb)
+static int unwind_user_read_words(unsigned long a, unsigned long *va,
+				  unsigned long b, unsigned long *vb)
 {
 	int ret;
 
@@ -58,12 +57,6 @@ __unwind_user_read_words(unsigned long a, unsigned long *va,
 	ret = __unwind_user_get_words(a, va, b, vb);
 	pagefault_enable();
 	return ret;
-}
-
-static int unwind_user_read_words(unsigned long a, unsigned long *va,
-				  unsigned long b, unsigned long *vb)
-{
-	return __unwind_user_read_words(a, va, b, vb);
 }
 
 static int unwind_user_read(unsigned long addr, unsigned long *val)
@@ -825,21 +818,20 @@ static bool unwind_user_signal(struct unwind_user_state *state)
  * the innermost one nor one a signal interrupted, in the text of the
  * section @hint holds, by a rule that saves the return address at an
  * offset from a CFA based on the stack or the frame pointer: *@ip, *@sp
- * and *@fp move to the caller (@nopf: the caller disabled page faults).
- * The general step does the same for such a
- * frame; this one spares it its setup, and lets a walk keep its state in
- * registers. Anything else, and any failure, is left to the general step.
+ * and *@fp move to the caller, or stay as they are. The caller disabled
+ * page faults. The general step does the same for such a frame; this one
+ * spares it its setup, and lets a walk keep its state in registers.
+ * Anything else, and any failure, is left to the general step.
  *
  * Return: true if the frame moved to its caller.
  */
 static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hint,
 						    unsigned long *ip,
 						    unsigned long *sp,
-						    unsigned long *fp,
-						    bool nopf)
+						    unsigned long *fp)
 {
 	const struct unwind_user_frame *frame;
-	unsigned long pc = *ip - 1, cfa, ra;
+	unsigned long pc = *ip - 1, cfa, ra, next_fp = *fp;
 
 	if (pc - hint->start >= hint->size || !hint->rules)
 		return false;
@@ -848,14 +840,10 @@ static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hi
 	    frame->signal)
 		return false;
 	cfa = (frame->use_fp ? *fp : *sp) + frame->cfa_off;
-	if (cfa <= *sp)
-		return false;
-	if (nopf ? __unwind_user_get_words(cfa + frame->ra_off, &ra,
-					   cfa + frame->fp_off,
-					   frame->fp_saved ? fp : NULL) :
-		   __unwind_user_read_words(cfa + frame->ra_off, &ra,
-					    cfa + frame->fp_off,
-					    frame->fp_saved ? fp : NULL))
+	if (cfa <= *sp ||
+	    __unwind_user_get_words(cfa + frame->ra_off, &ra,
+				    cfa + frame->fp_off,
+				    frame->fp_saved ? &next_fp : NULL))
 		return false;
 	if (frame->ra_signed)
 		ra = arch_unwind_user_strip_ra(ra);
@@ -863,6 +851,7 @@ static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hi
 		return false;
 	*ip = ra;
 	*sp = cfa;
+	*fp = next_fp;
 	return true;
 }
 
@@ -877,22 +866,6 @@ static __always_inline bool unwind_user_sframe_steps(struct unwind_user_state *s
 	return state->sframe && state->depth && !state->signal &&
 	       !state->sp_low && !state->done &&
 	       !unwind_user_uretprobe_pending();
-}
-
-static __always_inline bool unwind_user_next_sframe(struct unwind_user_state *state)
-{
-	unsigned long ip = state->ip, sp = state->sp, fp = state->fp;
-
-	if (!unwind_user_sframe_steps(state) ||
-	    state->depth >= UNWIND_USER_MAX_DEPTH ||
-	    !unwind_user_sframe_step(&state->hint, &ip, &sp, &fp, false))
-		return false;
-	state->ip = ip;
-	state->sp = sp;
-	state->fp = fp;
-	state->type = UNWIND_USER_TYPE_SFRAME;
-	state->depth++;
-	return true;
 }
 
 /*
@@ -912,7 +885,7 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 	if (max > UNWIND_USER_MAX_DEPTH - state->depth)
 		max = UNWIND_USER_MAX_DEPTH - state->depth;
 	pagefault_disable();
-	while (n < max && unwind_user_sframe_step(&hint, &ip, &sp, &fp, true))
+	while (n < max && unwind_user_sframe_step(&hint, &ip, &sp, &fp))
 		entries[n++] = ip;
 	pagefault_enable();
 	if (n) {
@@ -925,11 +898,6 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 	return n;
 }
 #else
-static inline bool unwind_user_next_sframe(struct unwind_user_state *state)
-{
-	return false;
-}
-
 static inline unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 						  unsigned long *entries,
 						  unsigned int max)
@@ -1060,7 +1028,9 @@ done:
  */
 int unwind_user_next(struct unwind_user_state *state)
 {
-	if (likely(unwind_user_next_sframe(state)))
+	unsigned long ip;
+
+	if (likely(unwind_user_sframe_run(state, &ip, 1)))
 		return 0;
 	return unwind_user_next_frame(state);
 }

@@ -28,14 +28,14 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # observable). The flag keeps the code right should that ever change.
 #
 # Not mutated in the step for the usual SFrame frame (unwind_user_next()'s
-# fast path): its own check of the hint's range, and its refusal of a
-# frame a signal interrupted. The table's text bound catches an address
-# outside the hint's section unless another file's text is mapped inside
-# that section's range, and a lookup one byte early differs only at the
-# first byte of a row: no test builds either, and such mutants survive.
+# fast path): its refusal of a frame a signal interrupted. A lookup one
+# byte early differs only at the first byte of a row: no test builds one,
+# and such a mutant survives.
 #
-# The walk's section hint (hint-no-range), the fast path's restore of the
-# frame pointer (fast-fp-not-restored) and the sharing of tables
+# The walk's section hint (hint-no-range, gap-hint-no-range), the table's
+# marks of the rules the fast path may take (no-general-mark), the fast
+# path's restore of the frame pointer (fast-fp-not-restored) and the
+# sharing of tables
 # (no-shared-tables, tables-never-freed, shared-despite-change) have their
 # own mutants; the decoder's table building is judged by the host tests
 # (harness/hosttest/mutants.sh).
@@ -58,7 +58,11 @@ MUTANTS=(
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
 "hint-no-range@include/linux/sframe.h@'\tif (unlikely(ip - hint->start >= hint->size))\n'@'\tif (unlikely(!hint->size))\n'@unwind_pie_dso unwind_dlopen"
-"fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t    frame->fp_saved ? &next_fp : NULL))'@'\t\t\t\t    NULL))'@unwind_basic"
+"fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    frame->fp_saved))'@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    false))'@unwind_basic"
+"fast-no-range@kernel/unwind/user.c@'\tif (pc - hint->start >= hint->size)\n\t\treturn false;\n\tidx'@'\tidx'@unwind_nosframe unwind_dlopen"
+"hint-no-clamp@kernel/unwind/sframe_mm.c@'\tif (hint->rules) {\n\t\tend'@'\tif (0) {\n\t\tend'@unwind_nosframe unwind_dlopen unwind_basic"
+"no-general-mark@kernel/unwind/sframe.c@'\t\t\trule[i] |= SFRAME_RULE_GENERAL;'@'\t\t\t;'@unwind_v3"
+"gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_dlopen unwind_pie_dso"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

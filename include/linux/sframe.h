@@ -25,7 +25,12 @@ struct task_struct;
  * @base:	the address its table's text offsets start from
  * @start:	first text address it is registered for
  * @size:	bytes registered from @start; 0 before the first section
+ * @err:	without @rules, what a lookup in the range returns: -ENOMEM
+ *		for a section without a table, -ENOENT for a range that no
+ *		section is registered for
  *
+ * With a table, the range lies within the text its rows describe, so an
+ * address in the range needs no other bound to be looked up in it.
  * Valid while the walk holds rcu_read_lock(): a table is not freed
  * before a grace period after its last registration left.
  */
@@ -34,23 +39,28 @@ struct sframe_hint {
 	unsigned long			base;
 	unsigned long			start;
 	unsigned long			size;
+	int				err;
 };
 
 /*
- * Rules of one table at most: a rule's index in a row is 16 bits wide, and
- * %SFRAME_RULE_NONE marks text that no function describes. Libraries have
- * a few hundred distinct rules.
+ * A row's rule is an index into the table's rules, with
+ * %SFRAME_RULE_GENERAL set unless the rule is the usual one (the return
+ * address saved at an offset from a CFA based on the stack or frame
+ * pointer, no UNWIND_USER_F_* flags, neither the outermost frame nor a
+ * signal trampoline), or %SFRAME_RULE_NONE for text that no function
+ * describes. Rules of one table at most: libraries have a few hundred.
  */
-#define SFRAME_RULES_MAX			0xfffe
+#define SFRAME_RULE_GENERAL			0x8000
 #define SFRAME_RULE_NONE			0xffff
+#define SFRAME_RULES_MAX			0x7fff
 
 /* Text bytes per entry of a table's block index, at least. */
 #define SFRAME_BLOCK_MIN_SHIFT			4
 
 /**
  * struct sframe_rules - the rules of a section, decoded: its lookup table
- * @text_size:	size of the text the rows describe, from the text start;
- *		0 if there are no rows
+ * @text_size:	size of the text the rows describe, from the text start,
+ *		at most @nr_blocks << @block_shift; 0 if there are no rows
  * @nr_rows:	number of rows
  * @nr_rules:	number of distinct rules
  * @nr_funcs:	number of function starts
@@ -59,8 +69,9 @@ struct sframe_hint {
  * @pc:		start of each row, from the text start, sorted; a row ends
  *		where the next one starts; one more entry, %U32_MAX, ends
  *		the last row
- * @rule:	each row's rule, an index into @rules, or %SFRAME_RULE_NONE
- *		for text without a function
+ * @rule:	each row's rule: an index into @rules, marked with
+ *		%SFRAME_RULE_GENERAL unless the rule is the usual one, or
+ *		%SFRAME_RULE_NONE for text without a function
  * @rules:	the distinct rules
  * @blocks:	block index of the rows: entry b counts the rows that start
  *		at or below text offset b << @block_shift; one more entry,
@@ -90,30 +101,24 @@ struct sframe_rules {
 #define SFRAME_ROW_SCAN				4
 
 /**
- * sframe_rules_lookup() - the rule for a text offset
+ * sframe_rules_row() - the rule of the row a text offset is in
  * @r:		a table
- * @off:	offset in the table's text
+ * @off:	offset in the table's text, below @r->text_size
  *
  * The rule of the last row that starts at or below @off, among the rows
  * of its block of text: by a scan if they are few, else by binary search.
  * Inline: a walk makes one lookup per frame.
  *
  * Context: any context, including NMI; the caller keeps @r alive.
- * Return: the rule, in @r, or NULL if no function describes @off.
+ * Return: the row's entry in @r->rule, %SFRAME_RULE_NONE if no row starts
+ * at or below @off.
  */
-static __always_inline const struct unwind_user_frame *
-sframe_rules_lookup(const struct sframe_rules *r, unsigned long off)
+static __always_inline u16 sframe_rules_row(const struct sframe_rules *r,
+					    unsigned long off)
 {
-	u32 b, lo, hi;
-	u16 idx;
+	u32 lo = r->blocks[off >> r->block_shift];
+	u32 hi = r->blocks[(off >> r->block_shift) + 1];
 
-	if (off >= r->text_size)
-		return NULL;
-	b = off >> r->block_shift;
-	if (b >= r->nr_blocks)
-		b = r->nr_blocks - 1;
-	lo = r->blocks[b];
-	hi = r->blocks[b + 1];
 	/* The number of rows at or below @off is in [lo, hi]. */
 	while (hi - lo > SFRAME_ROW_SCAN) {
 		u32 mid = hi - (hi - lo) / 2;
@@ -126,14 +131,32 @@ sframe_rules_lookup(const struct sframe_rules *r, unsigned long off)
 	/* @pc[hi] is above @off: a row of the next block, or the end. */
 	while (r->pc[lo] <= off)
 		lo++;
-	if (!lo)
+	return lo ? r->rule[lo - 1] : SFRAME_RULE_NONE;
+}
+
+/**
+ * sframe_rules_lookup() - the rule for a text offset
+ * @r:		a table
+ * @off:	offset in the table's text
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: the rule, in @r, or NULL if no function describes @off.
+ */
+static __always_inline const struct unwind_user_frame *
+sframe_rules_lookup(const struct sframe_rules *r, unsigned long off)
+{
+	u16 idx;
+
+	if (off >= r->text_size)
 		return NULL;
-	idx = r->rule[lo - 1];
-	return idx == SFRAME_RULE_NONE ? NULL : &r->rules[idx];
+	idx = sframe_rules_row(r, off);
+	if (idx == SFRAME_RULE_NONE)
+		return NULL;
+	return &r->rules[idx & ~SFRAME_RULE_GENERAL];
 }
 
 /*
- * The rule for @ip in the section @hint holds, which covers it: 0 and
+ * The rule for @ip in the range @hint holds, which covers it: 0 and
  * *@frame, -ENOENT if no function describes @ip, -ENOMEM if the section
  * has no table.
  */
@@ -142,7 +165,7 @@ sframe_hint_lookup(const struct sframe_hint *hint, unsigned long ip,
 		   const struct unwind_user_frame **frame)
 {
 	if (unlikely(!hint->rules))
-		return -ENOMEM;
+		return hint->err;
 	*frame = sframe_rules_lookup(hint->rules, ip - hint->base);
 	return *frame ? 0 : -ENOENT;
 }
@@ -262,9 +285,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		   unsigned long end);
 void sframe_task_init(struct task_struct *p);
 bool sframe_enabled(void);
-int sframe_find_user_section(unsigned long ip,
-			     const struct unwind_user_frame **frame,
-			     struct sframe_hint *hint);
+int sframe_hint_user(unsigned long ip, struct sframe_hint *hint);
 bool sframe_possible_user(void);
 bool sframe_text_user(unsigned long ip);
 int sframe_func_start_user(unsigned long ip, unsigned long *start);
@@ -280,7 +301,7 @@ void sframe_collector_put(void);
  *
  * Looks @ip up in the table of the section in @hint when @ip is in its
  * range, else in that of the section the task's registrations have for
- * it (sframe_find_user_section()). Reads kernel memory only.
+ * it (sframe_hint_user()). Reads kernel memory only.
  *
  * Context: any context, including NMI, under rcu_read_lock() held since
  * @hint was zeroed. Takes no locks and does not fault.
@@ -292,8 +313,12 @@ static __always_inline int
 sframe_find_user(unsigned long ip, const struct unwind_user_frame **frame,
 		 struct sframe_hint *hint)
 {
-	if (unlikely(ip - hint->start >= hint->size))
-		return sframe_find_user_section(ip, frame, hint);
+	if (unlikely(ip - hint->start >= hint->size)) {
+		int ret = sframe_hint_user(ip, hint);
+
+		if (ret)
+			return ret;
+	}
 	return sframe_hint_lookup(hint, ip, frame);
 }
 

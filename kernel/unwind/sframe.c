@@ -1095,6 +1095,16 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 	       (size_t)b->nr_rows * sizeof(u16);
 }
 
+/*
+ * The usual rule: the return address saved at an offset from a CFA based
+ * on the stack or frame pointer, with nothing else to it.
+ */
+static bool sframe_rule_usual(const struct unwind_user_frame *frame)
+{
+	return frame->ra_saved && !frame->flags && !frame->outermost &&
+	       !frame->signal;
+}
+
 /**
  * sframe_rules_fill() - copy the table a build left to its final place
  * @r:		the table to set up
@@ -1117,7 +1127,12 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 
 	memcpy(pc, b->pc, b->nr_rows * sizeof(*pc));
 	pc[b->nr_rows] = U32_MAX;
-	memcpy(rule, b->rule, b->nr_rows * sizeof(*rule));
+	for (i = 0; i < b->nr_rows; i++) {
+		rule[i] = b->rule[i];
+		if (rule[i] != SFRAME_RULE_NONE &&
+		    !sframe_rule_usual(&b->rules[rule[i]]))
+			rule[i] |= SFRAME_RULE_GENERAL;
+	}
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
 	memcpy(funcs, b->funcs, b->nr_funcs * sizeof(*funcs));
 	for (i = 0; i < nr_blocks; i++) {
@@ -1126,7 +1141,12 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 		blocks[i] = n;
 	}
 	blocks[nr_blocks] = b->nr_rows;
-	r->text_size = b->nr_rows ? tbl->text_end - tbl->text_start : 0;
+	/*
+	 * The last row has no rule (sframe_table_build()): text above the
+	 * last block has none either, and a lookup needs no other bound.
+	 */
+	r->text_size = min_t(u64, tbl->text_end - tbl->text_start,
+			     (u64)nr_blocks << block_shift);
 	r->nr_rows = b->nr_rows;
 	r->nr_rules = b->nr_rules;
 	r->nr_funcs = b->nr_funcs;

@@ -699,6 +699,9 @@ static void sframe_test_v3(struct kunit *test)
 	struct sframe_table tbl;
 	struct sf_builder *b;
 	unsigned long ip, start;
+	unsigned int nr[2] = {};
+	bool usual;
+	u32 i;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -754,6 +757,24 @@ static void sframe_test_v3(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x300, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.signal);
 	KUNIT_EXPECT_FALSE(test, f.outermost);
+
+	/* Rows of the usual rule, and only they, are not marked general. */
+	KUNIT_ASSERT_NOT_NULL(test, tbl.rules);
+	for (i = 0; i < tbl.rules->nr_rows; i++) {
+		u16 idx = tbl.rules->rule[i];
+		const struct unwind_user_frame *rule;
+
+		if (idx == SFRAME_RULE_NONE)
+			continue;
+		rule = &tbl.rules->rules[idx & ~SFRAME_RULE_GENERAL];
+		usual = rule->ra_saved && !rule->flags && !rule->outermost &&
+			!rule->signal;
+		KUNIT_EXPECT_EQ_MSG(test, !(idx & SFRAME_RULE_GENERAL), usual,
+				    "row %u", i);
+		nr[usual]++;
+	}
+	KUNIT_EXPECT_GT(test, nr[0], 0);
+	KUNIT_EXPECT_GT(test, nr[1], 0);
 }
 
 /*
@@ -916,6 +937,9 @@ static void sframe_test_rows(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, r->blocks[i], j, "block %u", i);
 	}
 
+	/* No lookup reads past the last block. */
+	KUNIT_EXPECT_LE(test, r->text_size, r->nr_blocks << r->block_shift);
+
 	/* Every address: the rule of the last row at or below it. */
 	for (ip = tbl.text_start; ip < tbl.text_start + 0x280; ip++) {
 		u32 off = ip - tbl.text_start;
@@ -928,8 +952,10 @@ static void sframe_test_rows(struct kunit *test)
 		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &f), want,
 				    "ip %#lx", ip);
 		if (!want)
-			KUNIT_EXPECT_EQ_MSG(test, memcmp(&f, &r->rules[r->rule[j - 1]],
-							 sizeof(f)), 0,
+			KUNIT_EXPECT_EQ_MSG(test,
+					    memcmp(&f, &r->rules[r->rule[j - 1] &
+								 ~SFRAME_RULE_GENERAL],
+						   sizeof(f)), 0,
 					    "ip %#lx", ip);
 	}
 	expect_rule(test, &tbl, tbl.text_start + 0x190, false, 32, true, -8,

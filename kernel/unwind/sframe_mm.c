@@ -824,24 +824,24 @@ static struct sframe_section *sframe_walk(struct mm_struct *mm,
 }
 
 /**
- * sframe_find_user_section() - look up the SFrame rule for a user address
- * @ip:		user instruction pointer of the current task
- * @frame:	set to the rule on success
- * @hint:	set to the section registered for @ip, if any
+ * sframe_hint_user() - find the section registered for a user address
+ * @ip:		user address of the current task
+ * @hint:	set to that section, or to the range around @ip that no
+ *		section is registered for
  *
- * sframe_find_user() where @hint does not cover @ip: the section is the
- * one the task's registrations have for @ip.
+ * The out-of-line part of sframe_find_user(): @hint covers @ip afterwards
+ * unless @ip is in no section's text (sframe_hint_lookup() then answers
+ * -ENOENT all the same).
  *
  * Context: as sframe_find_user().
- * Return: as sframe_find_user().
+ * Return: 0; -EAGAIN if the task's text was not looked at yet, -ENOENT if
+ * the task has no address space (@hint is then left as it was).
  */
-int sframe_find_user_section(unsigned long ip,
-			     const struct unwind_user_frame **frame,
-			     struct sframe_hint *hint)
+int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
-	unsigned long first, last;
+	unsigned long first, last, end;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
 	if (!mm)
@@ -853,13 +853,25 @@ int sframe_find_user_section(unsigned long ip,
 			sframe_queue_work();
 			return -EAGAIN;
 		}
-		return -ENOENT;
+		/* The rest of the walk's frames in the gap need no lookup. */
+		hint->rules = NULL;
+		hint->start = first;
+		hint->size = last - first + 1;
+		hint->err = -ENOENT;
+		return 0;
 	}
 	hint->rules = sec->shared ? &sec->shared->rules : NULL;
 	hint->base = sec->base;
 	hint->start = first;
 	hint->size = last - first + 1;
-	return sframe_hint_lookup(hint, ip, frame);
+	hint->err = -ENOMEM;
+	/* With a table, only the text its rows describe. */
+	if (hint->rules) {
+		end = min(last + 1, sec->base + hint->rules->text_size);
+		hint->start = max(first, sec->base);
+		hint->size = end > hint->start ? end - hint->start : 0;
+	}
+	return 0;
 }
 
 /**

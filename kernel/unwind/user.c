@@ -24,21 +24,21 @@ static const struct unwind_user_frame fp_frame = ARCH_INIT_USER_FP_FRAME;
 static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
 
 /*
- * Read the word at user address @a into *@va and, if @vb is not NULL, the
- * word at @b into *@vb, without faulting: in one user access window, with
- * page faults disabled by the caller. A walk reads one or two words per
- * frame, which costs a fraction of a copy_from_user_nofault() per word.
+ * Read the word at user address @a into *@va and, if @read_b, the word at
+ * @b into *@vb, without faulting: in one user access window, with page
+ * faults disabled by the caller. A walk reads one or two words per frame,
+ * which costs a fraction of a copy_from_user_nofault() per word.
  */
 static __always_inline int
 __unwind_user_get_words(unsigned long a, unsigned long *va,
-			unsigned long b, unsigned long *vb)
+			unsigned long b, unsigned long *vb, bool read_b)
 {
-	if (vb && !access_ok((const void __user *)b, sizeof(*vb)))
+	if (read_b && !access_ok((const void __user *)b, sizeof(*vb)))
 		return -EFAULT;
 	if (!user_read_access_begin((const void __user *)a, sizeof(*va)))
 		return -EFAULT;
 	unsafe_get_user(*va, (const unsigned long __user *)a, out_end);
-	if (vb)
+	if (read_b)
 		unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);
 	user_read_access_end();
 	return 0;
@@ -47,14 +47,17 @@ out_end:
 	return -EFAULT;
 }
 
-/* __unwind_user_get_words() with page faults disabled around it. */
+/*
+ * __unwind_user_get_words() with page faults disabled around it, the word
+ * at @b read if @vb is not NULL.
+ */
 static int unwind_user_read_words(unsigned long a, unsigned long *va,
 				  unsigned long b, unsigned long *vb)
 {
 	int ret;
 
 	pagefault_disable();
-	ret = __unwind_user_get_words(a, va, b, vb);
+	ret = __unwind_user_get_words(a, va, b, vb, vb);
 	pagefault_enable();
 	return ret;
 }
@@ -814,40 +817,45 @@ static bool unwind_user_signal(struct unwind_user_state *state)
 
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 /*
- * The usual step of a walk with SFrame data: from a frame that is neither
- * the innermost one nor one a signal interrupted, in the text of the
- * section @hint holds, by a rule that saves the return address at an
- * offset from a CFA based on the stack or the frame pointer: *@ip, *@sp
- * and *@fp move to the caller, or stay as they are. The caller disabled
- * page faults. The general step does the same for such a frame; this one
- * spares it its setup, and lets a walk keep its state in registers.
- * Anything else, and any failure, is left to the general step.
+ * The usual step of a walk with SFrame data: from a frame that a signal
+ * did not interrupt, whose rule is the one for @pc (*@ip, or the call
+ * before it in a caller) in the text of the section @hint holds, which
+ * has a table, and is the usual rule (see %SFRAME_RULE_GENERAL): *@ip,
+ * *@sp and *@fp move to the caller, or stay as they are. The caller
+ * disabled page faults, and passes the lowest return address the walk
+ * takes as @ra_min: mmap_min_addr, at least 1. The general step does the
+ * same for such a frame; this one spares it its setup, and lets a walk
+ * keep its state in registers. Anything else, and any failure, is left to
+ * the general step.
  *
  * Return: true if the frame moved to its caller.
  */
 static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hint,
+						    unsigned long ra_min,
+						    unsigned long pc,
 						    unsigned long *ip,
 						    unsigned long *sp,
 						    unsigned long *fp)
 {
 	const struct unwind_user_frame *frame;
-	unsigned long pc = *ip - 1, cfa, ra, next_fp = *fp;
+	unsigned long cfa, ra, next_fp = *fp;
+	u16 idx;
 
-	if (pc - hint->start >= hint->size || !hint->rules)
+	if (pc - hint->start >= hint->size)
 		return false;
-	frame = sframe_rules_lookup(hint->rules, pc - hint->base);
-	if (!frame || frame->flags || !frame->ra_saved || frame->outermost ||
-	    frame->signal)
+	idx = sframe_rules_row(hint->rules, pc - hint->base);
+	if (idx & SFRAME_RULE_GENERAL)
 		return false;
+	frame = &hint->rules->rules[idx];
 	cfa = (frame->use_fp ? *fp : *sp) + frame->cfa_off;
 	if (cfa <= *sp ||
 	    __unwind_user_get_words(cfa + frame->ra_off, &ra,
-				    cfa + frame->fp_off,
-				    frame->fp_saved ? &next_fp : NULL))
+				    cfa + frame->fp_off, &next_fp,
+				    frame->fp_saved))
 		return false;
 	if (frame->ra_signed)
 		ra = arch_unwind_user_strip_ra(ra);
-	if (!ra || ra < mmap_min_addr || !access_ok((const void __user *)ra, 1))
+	if (ra < ra_min || !access_ok((const void __user *)ra, 1))
 		return false;
 	*ip = ra;
 	*sp = cfa;
@@ -857,15 +865,19 @@ static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hi
 
 /*
  * May @state take unwind_user_sframe_step()s? The task has SFrame data,
- * the frame is not the innermost one, nor one a signal interrupted, nor
- * one reached through a frame record whose stack pointer is not known,
- * and no uretprobe took over a return address of the task.
+ * the frame is not one a signal interrupted, nor one reached through a
+ * frame record whose stack pointer is not known, and no uretprobe took
+ * over a return address of the task. The innermost frame has the section
+ * of its instruction pointer looked up first.
  */
 static __always_inline bool unwind_user_sframe_steps(struct unwind_user_state *state)
 {
-	return state->sframe && state->depth && !state->signal &&
-	       !state->sp_low && !state->done &&
-	       !unwind_user_uretprobe_pending();
+	if (!state->sframe || state->signal || state->sp_low || state->done ||
+	    unwind_user_uretprobe_pending())
+		return false;
+	if (!state->depth && sframe_hint_user(state->ip, &state->hint))
+		return false;
+	return state->hint.rules;
 }
 
 /*
@@ -877,17 +889,25 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 					   unsigned int max)
 {
 	unsigned long ip = state->ip, sp = state->sp, fp = state->fp;
-	const struct sframe_hint hint = state->hint;
-	unsigned int n = 0;
+	unsigned long ra_min = max(mmap_min_addr, 1UL), pc;
+	unsigned long *e = entries, *end;
+	struct sframe_hint hint;
+	unsigned int n;
 
 	if (!unwind_user_sframe_steps(state))
 		return 0;
-	if (max > UNWIND_USER_MAX_DEPTH - state->depth)
-		max = UNWIND_USER_MAX_DEPTH - state->depth;
+	hint = state->hint;
+	/* The innermost frame's instruction pointer is exact. */
+	pc = state->depth ? ip - 1 : ip;
+	end = entries + min(max, UNWIND_USER_MAX_DEPTH - state->depth);
 	pagefault_disable();
-	while (n < max && unwind_user_sframe_step(&hint, &ip, &sp, &fp))
-		entries[n++] = ip;
+	while (e < end &&
+	       unwind_user_sframe_step(&hint, ra_min, pc, &ip, &sp, &fp)) {
+		*e++ = ip;
+		pc = ip - 1;
+	}
 	pagefault_enable();
+	n = e - entries;
 	if (n) {
 		state->ip = ip;
 		state->sp = sp;

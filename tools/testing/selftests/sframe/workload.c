@@ -29,6 +29,12 @@ void wl_init(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = wl_on_usr1;
+	/*
+	 * Every signal blocked while it runs: a test's own handler must not
+	 * run on top of it (delivered with SIGUSR1, before the stop is set),
+	 * or the test's chains through that handler gain its frame.
+	 */
+	sigfillset(&sa.sa_mask);
 	/* no SA_RESTART: blocking calls return EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
 }

@@ -9,7 +9,8 @@
 #              the first arch's job harness/series-check.sh (checkpatch,
 #              kernel-doc, MAINTAINERS, per-patch x86_64 builds; the arm64
 #              build is the arm64 group's kernel build)
-#   hosttest   make -C harness/hosttest check (if it has a Makefile)
+#   hosttest   make -C harness/hosttest check (if it has a Makefile), then
+#              make -C harness/ehtest check
 #   per ARCH   kernel build, selftest build (arm64: cross-built with
 #              aarch64-linux-gnu-gcc), then one guest boot that runs the
 #              selftests (per-test timeout), the perf test (skipped when the
@@ -137,6 +138,20 @@ group_hosttest() {
 		ok "hosttest: make -C harness/hosttest check"
 	elif [ "$any_fail" = 1 ]; then
 		echo "# hosttest log: $log"
+	fi
+	group_ehtest
+}
+
+# The .eh_frame converter's host tests (harness/ehtest).
+group_ehtest() {
+	local log=$C/ehtest.log rc=0
+	make -C "$TOP/harness/ehtest" check OUT="$OUT/ehtest" >"$log" 2>&1 || rc=$?
+	retap ehtest "$log"
+	if [ "$rc" != 0 ] && ! grep -qE '^not ok [0-9]+' "$log"; then
+		not_ok "ehtest: make -C harness/ehtest check (exit status $rc)"
+		tail -n 30 "$log" | comment
+	elif [ "$rc" != 0 ]; then
+		echo "# ehtest log: $log"
 	fi
 }
 

@@ -1,0 +1,1149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * .eh_frame to unwinding rules, for user space files without .sframe.
+ *
+ * The sections are untrusted: the converter reads a copy of them through
+ * bounds-checked cursors only, never recurses, allocates nothing (a small
+ * CIE cache and a fixed remember_state stack live on the stack) and does
+ * work proportional to the bytes present. It walks the FDEs through the
+ * binary search table of .eh_frame_hdr, which must be sorted and describe
+ * non-overlapping ranges inside the text, and runs each FDE's call frame
+ * instructions twice: once to validate them, once to give the rows to the
+ * sink. Of each row it tracks the CFA, the return address and the frame
+ * pointer only, and converts them to struct unwind_user_frame where that
+ * struct expresses the rule exactly; any other row is given as NULL, so
+ * that a walk ends there rather than guess.
+ *
+ * Malformed data (truncation, bad lengths or pointers, overlong LEB128,
+ * unbalanced restore_state, unknown encodings...) rejects the whole file
+ * with a negative errno.
+ *
+ * This file can also be built in user space, for tests and fuzzing, with
+ * small stand-ins for the few kernel headers it includes: keep it free of
+ * other kernel dependencies.
+ */
+
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include "eh_frame.h"
+
+/* FDEs converted between checks for a fatal signal. */
+#define EH_FRAME_BATCH			256
+/* CIEs remembered during one conversion. */
+#define EH_FRAME_CIE_CACHE		4
+/* Longest augmentation string accepted ("zPLRSB" and a little room). */
+#define EH_FRAME_AUG_MAX		8
+/* An offset no rule can use: larger than any s32. */
+#define EH_FRAME_HUGE			((s64)1 << 40)
+
+/* DW_EH_PE_* pointer encodings. */
+#define DW_EH_PE_absptr		0x00
+#define DW_EH_PE_uleb128	0x01
+#define DW_EH_PE_udata2		0x02
+#define DW_EH_PE_udata4		0x03
+#define DW_EH_PE_udata8		0x04
+#define DW_EH_PE_sleb128	0x09
+#define DW_EH_PE_sdata2		0x0a
+#define DW_EH_PE_sdata4		0x0b
+#define DW_EH_PE_sdata8		0x0c
+#define DW_EH_PE_pcrel		0x10
+#define DW_EH_PE_datarel	0x30
+#define DW_EH_PE_indirect	0x80
+#define DW_EH_PE_omit		0xff
+
+/* DW_CFA_* call frame instructions. */
+#define DW_CFA_advance_loc		0x40
+#define DW_CFA_offset			0x80
+#define DW_CFA_restore			0xc0
+#define DW_CFA_nop			0x00
+#define DW_CFA_set_loc			0x01
+#define DW_CFA_advance_loc1		0x02
+#define DW_CFA_advance_loc2		0x03
+#define DW_CFA_advance_loc4		0x04
+#define DW_CFA_offset_extended		0x05
+#define DW_CFA_restore_extended		0x06
+#define DW_CFA_undefined		0x07
+#define DW_CFA_same_value		0x08
+#define DW_CFA_register			0x09
+#define DW_CFA_remember_state		0x0a
+#define DW_CFA_restore_state		0x0b
+#define DW_CFA_def_cfa			0x0c
+#define DW_CFA_def_cfa_register		0x0d
+#define DW_CFA_def_cfa_offset		0x0e
+#define DW_CFA_def_cfa_expression	0x0f
+#define DW_CFA_expression		0x10
+#define DW_CFA_offset_extended_sf	0x11
+#define DW_CFA_def_cfa_sf		0x12
+#define DW_CFA_def_cfa_offset_sf	0x13
+#define DW_CFA_val_offset		0x14
+#define DW_CFA_val_offset_sf		0x15
+#define DW_CFA_val_expression		0x16
+#define DW_CFA_AARCH64_negate_ra_state	0x2d
+#define DW_CFA_GNU_args_size		0x2e
+#define DW_CFA_GNU_negative_offset_extended 0x2f
+
+#define DW_OP_deref			0x06
+#define DW_OP_breg0			0x70
+#define DW_OP_breg31			0x8f
+
+/*
+ * The CFA of x86_64 .plt entries after the first (binutils' lazy PLT):
+ * rsp + 8 + ((rip & 15) >= 11 ? 8 : 0), the push before the jump to PLT0.
+ * breg7 +8; breg16 +0; lit15; and; lit11; ge; lit3; shl; plus
+ */
+static const u8 eh_plt_expr[] = {
+	0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22,
+};
+
+/* A bounds-checked reader of [pos, end) of a section copy. */
+struct eh_cursor {
+	const u8	*buf;
+	u64		addr;	/* address of buf[0] */
+	u32		pos;
+	u32		end;
+};
+
+/* Register conventions of an architecture (DWARF numbers). */
+struct eh_arch {
+	u32	sp;
+	u32	fp;
+	u32	ra;
+	u32	max_gpr;	/* highest register a rule may be based on */
+	bool	lr;		/* the return address may stay in @ra */
+	bool	plt;		/* the x86_64 .plt expression */
+};
+
+static const struct eh_arch eh_arch_x86_64 = {
+	.sp = 7, .fp = 6, .ra = 16, .max_gpr = 15, .lr = false, .plt = true,
+};
+
+static const struct eh_arch eh_arch_arm64 = {
+	.sp = 31, .fp = 29, .ra = 30, .max_gpr = 31, .lr = true, .plt = false,
+};
+
+/* How a register is found (DWARF register rules). */
+enum eh_how {
+	EH_UNSPEC,	/* no rule: the CIE's initial rules gave none */
+	EH_UNDEF,
+	EH_SAME,
+	EH_OFFSET,	/* saved at CFA + off */
+	EH_VAL_OFFSET,
+	EH_REG,		/* in register reg */
+	EH_EXPR,
+	EH_VAL_EXPR,
+};
+
+struct eh_rule {
+	u8	how;
+	u32	reg;
+	s64	off;
+};
+
+/* The tracked part of a row: CFA, return address and frame pointer. */
+struct eh_state {
+	bool		cfa_set;
+	bool		cfa_expr;	/* CFA by the expression below */
+	bool		ra_signed;
+	u32		cfa_reg;
+	s64		cfa_off;
+	u32		expr;		/* offset of the expression in .eh_frame */
+	u32		expr_len;
+	struct eh_rule	ra;
+	struct eh_rule	fp;
+};
+
+struct eh_cie {
+	u32		off;		/* of the CIE record in .eh_frame */
+	u32		insn;		/* initial instructions [insn, end) */
+	u32		end;
+	u64		caf;		/* code alignment factor */
+	s64		daf;		/* data alignment factor */
+	u64		ra_col;
+	u8		fde_enc;
+	bool		aug_z;
+	bool		signal;
+	struct eh_state	init;		/* after the initial instructions */
+};
+
+struct eh_fde {
+	u32	off;
+	u32	insn;
+	u32	end;
+	u64	start;
+	u64	range;
+};
+
+/* One run of instructions (of a CIE, or an FDE after its CIE). */
+struct eh_interp {
+	const struct eh_frame_input	*in;
+	const struct eh_arch		*arch;
+	const struct eh_frame_sink	*sink;
+	struct eh_frame_stats		*stats;
+	const struct eh_cie		*cie;
+	bool				in_cie;	/* running CIE instructions */
+	bool				emit;	/* give rows to the sink */
+	bool				done;	/* reached the FDE's end */
+	u64				loc;
+	u64				end;
+	unsigned int			depth;
+	struct eh_state			cur;
+	struct eh_state			stack[EH_FRAME_REMEMBER_MAX];
+};
+
+/* The FDE cannot be converted (not malformed): one inexpressible row. */
+#define EH_UNSUPPORTED	1
+
+static int eh_u8(struct eh_cursor *c, u8 *v)
+{
+	if (c->pos >= c->end)
+		return -EINVAL;
+	*v = c->buf[c->pos++];
+	return 0;
+}
+
+/* Read @n (at most 8) bytes, little endian. */
+static int eh_uint(struct eh_cursor *c, unsigned int n, u64 *v)
+{
+	unsigned int i;
+	u64 r = 0;
+
+	if (n > c->end - c->pos)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		r |= (u64)c->buf[c->pos + i] << (8 * i);
+	c->pos += n;
+	*v = r;
+	return 0;
+}
+
+static int eh_skip(struct eh_cursor *c, u64 n)
+{
+	if (n > c->end - c->pos)
+		return -EINVAL;
+	c->pos += n;
+	return 0;
+}
+
+/* ULEB128 of at most 10 bytes whose value fits in 64 bits. */
+static int eh_uleb(struct eh_cursor *c, u64 *v)
+{
+	unsigned int i, shift = 0;
+	u64 r = 0;
+	u8 b;
+
+	for (i = 0; i < 10; i++, shift += 7) {
+		if (eh_u8(c, &b))
+			return -EINVAL;
+		if (shift == 63 && (b & 0x7e))
+			return -EINVAL;
+		r |= (u64)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* SLEB128 of at most 10 bytes whose value fits in 64 bits. */
+static int eh_sleb(struct eh_cursor *c, s64 *v)
+{
+	unsigned int i, shift = 0;
+	u64 r = 0;
+	u8 b;
+
+	for (i = 0; i < 10; i++, shift += 7) {
+		if (eh_u8(c, &b))
+			return -EINVAL;
+		if (shift == 63) {
+			/* Bit 63, and the rest only its sign extension. */
+			if ((b & 0x7f) != 0 && (b & 0x7f) != 0x7f)
+				return -EINVAL;
+			if (b & 0x80)
+				return -EINVAL;
+			*v = (s64)(r | ((u64)(b & 1) << 63));
+			return 0;
+		}
+		r |= (u64)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (b & 0x40)
+				r |= ~(u64)0 << (shift + 7);
+			*v = (s64)r;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Size of an encoded pointer's value: 0 for LEB128, -1 if unknown. */
+static int eh_enc_size(u8 enc)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_uleb128:
+	case DW_EH_PE_sleb128:
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Read the value of a pointer of encoding @enc, without applying its base
+ * (what pc_range and the personality pointer need).
+ */
+static int eh_enc_value(struct eh_cursor *c, u8 enc, u64 *v)
+{
+	int size = eh_enc_size(enc);
+	s64 s;
+
+	if (size < 0)
+		return -EINVAL;
+	if (!size) {
+		if ((enc & 0x0f) == DW_EH_PE_uleb128)
+			return eh_uleb(c, v);
+		if (eh_sleb(c, &s))
+			return -EINVAL;
+		*v = (u64)s;
+		return 0;
+	}
+	if (eh_uint(c, size, v))
+		return -EINVAL;
+	if ((enc & 0x08) && size < 8 && (*v & ((u64)1 << (8 * size - 1))))
+		*v |= ~(u64)0 << (8 * size);
+	return 0;
+}
+
+/*
+ * Read a code address of encoding @enc: absolute or pc-relative, not
+ * indirect (the only forms a file's FDEs use for their ranges).
+ */
+static int eh_enc_addr(struct eh_cursor *c, u8 enc, u64 *v)
+{
+	u64 here = c->addr + c->pos;
+
+	if (enc & DW_EH_PE_indirect)
+		return -EINVAL;
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr:
+		return eh_enc_value(c, enc, v);
+	case DW_EH_PE_pcrel:
+		if (eh_enc_value(c, enc, v))
+			return -EINVAL;
+		*v += here;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Start a cursor on the record (CIE or FDE) at offset @off of .eh_frame:
+ * [@off + 4, end of record), the 32-bit length form only.
+ */
+static int eh_record(const struct eh_frame_input *in, u32 off,
+		     struct eh_cursor *c)
+{
+	u64 len;
+
+	c->buf = in->eh;
+	c->addr = in->eh_addr;
+	c->pos = off;
+	c->end = in->eh_size;
+	if (off >= in->eh_size || eh_uint(c, 4, &len))
+		return -EINVAL;
+	/* 0: terminator; 0xffffffff: 64-bit length, not used by ELF files. */
+	if (len < 4 || len == 0xffffffff || len > c->end - c->pos)
+		return -EINVAL;
+	c->end = c->pos + len;
+	return 0;
+}
+
+static s64 eh_mul(s64 a, s64 b)
+{
+	if (a > S32_MAX || a < S32_MIN || b > S32_MAX || b < S32_MIN)
+		return EH_FRAME_HUGE;
+	return a * b;
+}
+
+static s64 eh_factored(u64 v, s64 daf)
+{
+	return v > S32_MAX ? EH_FRAME_HUGE : eh_mul((s64)v, daf);
+}
+
+static bool eh_s32(s64 v)
+{
+	return v >= S32_MIN && v <= S32_MAX;
+}
+
+static struct eh_rule *eh_col(struct eh_interp *ip, struct eh_state *st,
+			      u64 col)
+{
+	if (col == ip->cie->ra_col)
+		return &st->ra;
+	if (col == ip->arch->fp)
+		return &st->fp;
+	return NULL;
+}
+
+static void eh_set(struct eh_interp *ip, u64 col, u8 how, u64 reg, s64 off)
+{
+	struct eh_rule *r = eh_col(ip, &ip->cur, col);
+
+	if (!r)
+		return;
+	r->how = how;
+	r->reg = reg > U32_MAX ? U32_MAX : reg;
+	r->off = off;
+}
+
+/*
+ * Convert @st. Return 0 with *@frame set, 1 for the .plt expression (the
+ * return address and frame pointer rules set in *@frame), or -1 with
+ * *@why set.
+ */
+static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
+		       struct unwind_user_frame *frame,
+		       enum eh_frame_reason *why)
+{
+	const struct eh_arch *a = ip->arch;
+	const struct eh_frame_input *in = ip->in;
+	const struct eh_rule *r;
+	bool plt = false;
+	u32 base;
+
+	memset(frame, 0, sizeof(*frame));
+	if (ip->cie->signal) {
+		frame->signal = true;
+		return 0;
+	}
+	if (ip->cie->ra_col != a->ra) {
+		*why = EH_FRAME_BAD_RA;
+		return -1;
+	}
+	if (st->ra.how == EH_UNDEF) {
+		frame->outermost = true;
+		return 0;
+	}
+
+	/* CFA */
+	if (!st->cfa_set) {
+		*why = EH_FRAME_BAD_CFA_REG;
+		return -1;
+	}
+	if (st->cfa_expr) {
+		const u8 *e = in->eh + st->expr;
+		struct eh_cursor c = {
+			.buf = in->eh, .addr = in->eh_addr,
+			.pos = st->expr, .end = st->expr + st->expr_len,
+		};
+		s64 off;
+		u8 op;
+
+		if (a->plt && st->expr_len == sizeof(eh_plt_expr) &&
+		    !memcmp(e, eh_plt_expr, sizeof(eh_plt_expr))) {
+			plt = true;
+			base = a->sp;
+			off = 8;
+		} else if (eh_u8(&c, &op) || op < DW_OP_breg0 ||
+			   op > DW_OP_breg31 || eh_sleb(&c, &off) ||
+			   eh_u8(&c, &op) || op != DW_OP_deref ||
+			   c.pos != c.end) {
+			*why = EH_FRAME_BAD_CFA_EXPR;
+			return -1;
+		} else {
+			base = e[0] - DW_OP_breg0;
+			frame->flags |= UNWIND_USER_F_CFA_DEREF;
+		}
+		if (!eh_s32(off)) {
+			*why = EH_FRAME_BAD_OFFSET;
+			return -1;
+		}
+		frame->cfa_off = off;
+	} else {
+		base = st->cfa_reg;
+		if (!eh_s32(st->cfa_off)) {
+			*why = EH_FRAME_BAD_OFFSET;
+			return -1;
+		}
+		frame->cfa_off = st->cfa_off;
+	}
+	if (base == a->fp) {
+		frame->use_fp = true;
+	} else if (base != a->sp) {
+		if (base > a->max_gpr) {
+			*why = EH_FRAME_BAD_CFA_REG;
+			return -1;
+		}
+		frame->flags |= UNWIND_USER_F_CFA_REG;
+		frame->cfa_reg = base;
+	}
+
+	/* Return address */
+	r = &st->ra;
+	switch (r->how) {
+	case EH_UNSPEC:
+	case EH_SAME:
+		if (!a->lr) {
+			*why = EH_FRAME_BAD_RA;
+			return -1;
+		}
+		break;
+	case EH_OFFSET:
+		if (!eh_s32(r->off)) {
+			*why = EH_FRAME_BAD_OFFSET;
+			return -1;
+		}
+		frame->ra_saved = true;
+		frame->ra_off = r->off;
+		break;
+	case EH_REG:
+		if (r->reg == a->ra && a->lr)
+			break;
+		if (r->reg > a->max_gpr || r->reg == a->ra) {
+			*why = EH_FRAME_BAD_RA;
+			return -1;
+		}
+		frame->flags |= UNWIND_USER_F_RA_REG;
+		frame->ra_reg = r->reg;
+		break;
+	default:
+		*why = EH_FRAME_BAD_RA;
+		return -1;
+	}
+	frame->ra_signed = st->ra_signed;
+
+	/* Frame pointer */
+	r = &st->fp;
+	switch (r->how) {
+	case EH_UNSPEC:
+	case EH_SAME:
+		break;
+	case EH_OFFSET:
+		if (!eh_s32(r->off)) {
+			*why = EH_FRAME_BAD_OFFSET;
+			return -1;
+		}
+		frame->fp_saved = true;
+		frame->fp_off = r->off;
+		break;
+	case EH_REG:
+		if (r->reg == a->fp)
+			break;
+		if (r->reg > a->max_gpr) {
+			*why = EH_FRAME_BAD_FP;
+			return -1;
+		}
+		frame->flags |= UNWIND_USER_F_FP_REG;
+		frame->fp_reg = r->reg;
+		break;
+	default:
+		*why = EH_FRAME_BAD_FP;
+		return -1;
+	}
+	return plt ? 1 : 0;
+}
+
+static int eh_sink_row(struct eh_interp *ip, u64 pc,
+		       const struct unwind_user_frame *frame,
+		       enum eh_frame_reason why)
+{
+	ip->stats->rows++;
+	if (!frame) {
+		ip->stats->bad_rows++;
+		ip->stats->bad[why]++;
+	}
+	return ip->sink->row(ip->sink->ctx, pc, frame);
+}
+
+/* Give the row [ip->loc, @next) of the current state to the sink. */
+static int eh_emit(struct eh_interp *ip, u64 next)
+{
+	struct unwind_user_frame frame;
+	enum eh_frame_reason why = EH_FRAME_BAD_CFA_EXPR;
+	u64 pc = ip->loc;
+	int ret;
+
+	if (!ip->emit || next <= pc)
+		return 0;
+	ret = eh_to_frame(ip, &ip->cur, &frame, &why);
+	if (ret < 0)
+		return eh_sink_row(ip, pc, NULL, why);
+	if (!ret)
+		return eh_sink_row(ip, pc, &frame, why);
+
+	/* The .plt expression: 16-byte entries, CFA + 8 from byte 11 on. */
+	if (next - pc > EH_FRAME_PLT_MAX_BYTES)
+		return eh_sink_row(ip, pc, NULL, EH_FRAME_BAD_PLT);
+	while (pc < next) {
+		u64 phase = pc & 15;
+
+		frame.cfa_off = phase < 11 ? 8 : 16;
+		ip->stats->plt_rows++;
+		ret = eh_sink_row(ip, pc, &frame, why);
+		if (ret)
+			return ret;
+		pc = (pc & ~(u64)15) + (phase < 11 ? 11 : 16);
+	}
+	return 0;
+}
+
+/* Move to @loc (not before the current location), ending the row. */
+static int eh_advance(struct eh_interp *ip, u64 loc)
+{
+	int ret;
+
+	if (ip->in_cie)
+		return -EINVAL;
+	if (loc >= ip->end) {
+		loc = ip->end;
+		ip->done = true;
+	}
+	ret = eh_emit(ip, loc);
+	ip->loc = loc;
+	return ret;
+}
+
+static int eh_advance_by(struct eh_interp *ip, u64 delta)
+{
+	u64 caf = ip->cie->caf;
+
+	if (!caf || ip->loc >= ip->end)
+		return eh_advance(ip, ip->loc);
+	if (delta > (ip->end - ip->loc) / caf)
+		return eh_advance(ip, ip->end);
+	return eh_advance(ip, ip->loc + delta * caf);
+}
+
+/* Skip a DWARF expression block, returning where it is. */
+static int eh_block(struct eh_cursor *c, u32 *pos, u32 *len)
+{
+	u64 n;
+
+	if (eh_uleb(c, &n) || n > c->end - c->pos)
+		return -EINVAL;
+	*pos = c->pos;
+	*len = n;
+	c->pos += n;
+	return 0;
+}
+
+/*
+ * Run the instructions [@pos, @end) of .eh_frame. Return 0, a negative
+ * errno if they are malformed (or the sink failed), EH_UNSUPPORTED if the
+ * FDE cannot be converted.
+ */
+static int eh_run(struct eh_interp *ip, u32 pos, u32 end)
+{
+	const struct eh_cie *cie = ip->cie;
+	struct eh_cursor c = {
+		.buf = ip->in->eh, .addr = ip->in->eh_addr,
+		.pos = pos, .end = end,
+	};
+	u64 reg, v, reg2;
+	u32 xpos, xlen;
+	struct eh_rule *r;
+	s64 s;
+	u8 op;
+	int ret;
+
+	while (c.pos < c.end && !ip->done) {
+		if (eh_u8(&c, &op))
+			return -EINVAL;
+		ret = 0;
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			ret = eh_advance_by(ip, op & 0x3f);
+			goto next;
+		case DW_CFA_offset:
+			if (eh_uleb(&c, &v))
+				return -EINVAL;
+			eh_set(ip, op & 0x3f, EH_OFFSET, 0,
+			       eh_factored(v, cie->daf));
+			goto next;
+		case DW_CFA_restore:
+			reg = op & 0x3f;
+			goto restore;
+		}
+
+		switch (op) {
+		case DW_CFA_nop:
+			break;
+		case DW_CFA_set_loc:
+			if (eh_enc_addr(&c, cie->fde_enc, &v))
+				return -EINVAL;
+			if (v < ip->loc)
+				return -EINVAL;
+			ret = eh_advance(ip, v);
+			break;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			if (eh_uint(&c, 1 << (op - DW_CFA_advance_loc1), &v))
+				return -EINVAL;
+			ret = eh_advance_by(ip, v);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_val_offset:
+			if (eh_uleb(&c, &reg) || eh_uleb(&c, &v))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_offset_extended ?
+			       EH_OFFSET : EH_VAL_OFFSET, 0,
+			       eh_factored(v, cie->daf));
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset_sf:
+			if (eh_uleb(&c, &reg) || eh_sleb(&c, &s))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_offset_extended_sf ?
+			       EH_OFFSET : EH_VAL_OFFSET, 0,
+			       eh_mul(s, cie->daf));
+			break;
+		case DW_CFA_GNU_negative_offset_extended:
+			if (eh_uleb(&c, &reg) || eh_uleb(&c, &v))
+				return -EINVAL;
+			eh_set(ip, reg, EH_OFFSET, 0,
+			       -eh_factored(v, cie->daf));
+			break;
+		case DW_CFA_restore_extended:
+			if (eh_uleb(&c, &reg))
+				return -EINVAL;
+			goto restore;
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			if (eh_uleb(&c, &reg))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_undefined ?
+			       EH_UNDEF : EH_SAME, 0, 0);
+			break;
+		case DW_CFA_register:
+			if (eh_uleb(&c, &reg) || eh_uleb(&c, &reg2))
+				return -EINVAL;
+			eh_set(ip, reg, EH_REG, reg2, 0);
+			break;
+		case DW_CFA_remember_state:
+			if (ip->in_cie)
+				return -EINVAL;
+			if (ip->depth >= EH_FRAME_REMEMBER_MAX)
+				return EH_UNSUPPORTED;
+			ip->stack[ip->depth++] = ip->cur;
+			break;
+		case DW_CFA_restore_state:
+			if (ip->in_cie || !ip->depth)
+				return -EINVAL;
+			ip->cur = ip->stack[--ip->depth];
+			break;
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+			if (eh_uleb(&c, &reg))
+				return -EINVAL;
+			if (op == DW_CFA_def_cfa) {
+				if (eh_uleb(&c, &v))
+					return -EINVAL;
+				s = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
+			} else {
+				if (eh_sleb(&c, &s))
+					return -EINVAL;
+				s = eh_mul(s, cie->daf);
+			}
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = false;
+			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
+			ip->cur.cfa_off = s;
+			break;
+		case DW_CFA_def_cfa_register:
+			if (eh_uleb(&c, &reg))
+				return -EINVAL;
+			/* Keeps the offset (of a register rule). */
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = false;
+			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
+			break;
+		case DW_CFA_def_cfa_offset:
+			if (eh_uleb(&c, &v))
+				return -EINVAL;
+			/* Keeps the register, and an expression rule. */
+			ip->cur.cfa_off = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			if (eh_sleb(&c, &s))
+				return -EINVAL;
+			ip->cur.cfa_off = eh_mul(s, cie->daf);
+			break;
+		case DW_CFA_def_cfa_expression:
+			if (eh_block(&c, &xpos, &xlen))
+				return -EINVAL;
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = true;
+			ip->cur.expr = xpos;
+			ip->cur.expr_len = xlen;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (eh_uleb(&c, &reg) || eh_block(&c, &xpos, &xlen))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_expression ?
+			       EH_EXPR : EH_VAL_EXPR, 0, 0);
+			break;
+		case DW_CFA_GNU_args_size:
+			/* Only matters to exception handling. */
+			if (eh_uleb(&c, &v))
+				return -EINVAL;
+			break;
+		case DW_CFA_AARCH64_negate_ra_state:
+			/* DW_CFA_GNU_window_save elsewhere (SPARC). */
+			if (!ip->arch->lr)
+				return EH_UNSUPPORTED;
+			ip->cur.ra_signed = !ip->cur.ra_signed;
+			break;
+		default:
+			/* Unknown: its operands cannot be skipped. */
+			return EH_UNSUPPORTED;
+		}
+		goto next;
+restore:
+		if (ip->in_cie)
+			return -EINVAL;
+		r = eh_col(ip, &ip->cur, reg);
+		if (r)
+			*r = reg == cie->ra_col ? cie->init.ra : cie->init.fp;
+next:
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Parse the CIE at offset @off of .eh_frame and run its instructions. */
+static int eh_parse_cie(const struct eh_frame_input *in,
+			const struct eh_arch *arch, u32 off,
+			struct eh_cie *cie)
+{
+	char aug[EH_FRAME_AUG_MAX];
+	struct eh_interp ip;
+	struct eh_cursor c;
+	unsigned int n, i;
+	u64 v, id, auglen;
+	u32 augend, recend;
+	u8 version, enc;
+	int ret;
+
+	if (eh_record(in, off, &c) || eh_uint(&c, 4, &id) || id ||
+	    eh_u8(&c, &version) || (version != 1 && version != 3))
+		return -EINVAL;
+	memset(cie, 0, sizeof(*cie));
+	cie->off = off;
+	cie->fde_enc = DW_EH_PE_absptr;
+	for (n = 0; ; n++) {
+		u8 ch;
+
+		if (eh_u8(&c, &ch))
+			return -EINVAL;
+		if (!ch)
+			break;
+		if (n >= EH_FRAME_AUG_MAX)
+			return -EINVAL;
+		aug[n] = ch;
+	}
+	if (n && aug[0] != 'z')
+		return -EINVAL;
+	cie->aug_z = n;
+	if (eh_uleb(&c, &cie->caf) || eh_sleb(&c, &cie->daf))
+		return -EINVAL;
+	if (version == 1) {
+		u8 col;
+
+		if (eh_u8(&c, &col))
+			return -EINVAL;
+		cie->ra_col = col;
+	} else if (eh_uleb(&c, &cie->ra_col)) {
+		return -EINVAL;
+	}
+	if (cie->aug_z) {
+		if (eh_uleb(&c, &auglen) || auglen > c.end - c.pos)
+			return -EINVAL;
+		augend = c.pos + auglen;
+		recend = c.end;
+		c.end = augend;
+		for (i = 1; i < n; i++) {
+			switch (aug[i]) {
+			case 'R':
+				if (eh_u8(&c, &cie->fde_enc))
+					return -EINVAL;
+				break;
+			case 'P':
+				if (eh_u8(&c, &enc) ||
+				    eh_enc_value(&c, enc, &v))
+					return -EINVAL;
+				break;
+			case 'L':
+				if (eh_u8(&c, &enc))
+					return -EINVAL;
+				break;
+			case 'S':
+				cie->signal = true;
+				break;
+			case 'B':
+				/* AArch64 B key: stripping is the same. */
+				if (!arch->lr)
+					return -EINVAL;
+				break;
+			default:
+				return -EINVAL;
+			}
+		}
+		c.pos = augend;
+		c.end = recend;
+	}
+	/* The FDE pointer encodings that FDEs' ranges can use. */
+	enc = cie->fde_enc;
+	if ((enc & 0x70) > DW_EH_PE_pcrel || (enc & DW_EH_PE_indirect) ||
+	    eh_enc_size(enc) < 0)
+		return -EINVAL;
+	cie->insn = c.pos;
+	cie->end = c.end;
+	if (cie->end - cie->insn > EH_FRAME_CIE_INSNS_MAX)
+		return -E2BIG;
+
+	memset(&ip, 0, sizeof(ip));
+	ip.in = in;
+	ip.arch = arch;
+	ip.cie = cie;
+	ip.in_cie = true;
+	ret = eh_run(&ip, cie->insn, cie->end);
+	if (ret)
+		return ret < 0 ? ret : -EINVAL;
+	cie->init = ip.cur;
+	return 0;
+}
+
+/* Parse the FDE at offset @off of .eh_frame; *@cie_off: its CIE. */
+static int eh_parse_fde(const struct eh_frame_input *in, u32 off,
+			struct eh_fde *fde, u32 *cie_off)
+{
+	struct eh_cursor c;
+	u64 ptr;
+
+	if (eh_record(in, off, &c) || eh_uint(&c, 4, &ptr) || !ptr ||
+	    ptr > c.pos - 4)
+		return -EINVAL;
+	*cie_off = c.pos - 4 - ptr;
+	fde->off = off;
+	fde->insn = c.pos;	/* where pc_begin is, for now */
+	fde->end = c.end;
+	return 0;
+}
+
+/* The rest of the FDE, with its CIE known. */
+static int eh_parse_fde_body(const struct eh_frame_input *in,
+			     const struct eh_cie *cie, struct eh_fde *fde)
+{
+	struct eh_cursor c = {
+		.buf = in->eh, .addr = in->eh_addr,
+		.pos = fde->insn, .end = fde->end,
+	};
+	u64 len;
+
+	if (eh_enc_addr(&c, cie->fde_enc, &fde->start) ||
+	    eh_enc_value(&c, cie->fde_enc & 0x0f, &fde->range))
+		return -EINVAL;
+	if (cie->aug_z && (eh_uleb(&c, &len) || eh_skip(&c, len)))
+		return -EINVAL;
+	fde->insn = c.pos;
+	return 0;
+}
+
+struct eh_cie_cache {
+	unsigned int	n;
+	unsigned int	next;
+	struct eh_cie	cie[EH_FRAME_CIE_CACHE];
+};
+
+static int eh_get_cie(const struct eh_frame_input *in,
+		      const struct eh_arch *arch, struct eh_cie_cache *cache,
+		      u32 off, const struct eh_cie **cie)
+{
+	struct eh_cie *slot;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < cache->n; i++) {
+		if (cache->cie[i].off == off) {
+			*cie = &cache->cie[i];
+			return 0;
+		}
+	}
+	slot = &cache->cie[cache->next];
+	ret = eh_parse_cie(in, arch, off, slot);
+	if (ret) {
+		/* Don't leave a half-parsed entry behind. */
+		slot->off = U32_MAX;
+		return ret;
+	}
+	cache->next = (cache->next + 1) % EH_FRAME_CIE_CACHE;
+	if (cache->n < EH_FRAME_CIE_CACHE)
+		cache->n++;
+	*cie = slot;
+	return 0;
+}
+
+/* Validate, then convert, the instructions of one FDE. */
+static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
+{
+	struct unwind_user_frame frame;
+	int ret, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		ip->emit = pass;
+		ip->done = false;
+		ip->loc = fde->start;
+		ip->end = fde->start + fde->range;
+		ip->depth = 0;
+		ip->cur = ip->cie->init;
+		if (pass && ip->cie->signal) {
+			/* Only the signal frame matters, not its rules. */
+			memset(&frame, 0, sizeof(frame));
+			frame.signal = true;
+			ip->stats->signal_fdes++;
+			return eh_sink_row(ip, fde->start, &frame, 0);
+		}
+		ret = eh_run(ip, fde->insn, fde->end);
+		if (ret < 0)
+			return ret;
+		if (ret == EH_UNSUPPORTED)
+			return eh_sink_row(ip, fde->start, NULL,
+					   EH_FRAME_BAD_FDE);
+		if (pass)
+			return eh_advance(ip, ip->end);
+	}
+	return 0;
+}
+
+/**
+ * eh_frame_convert() - convert a file's .eh_frame into unwinding rows
+ * @in:		the file's .eh_frame_hdr and .eh_frame, and its text range
+ * @sink:	receives each FDE's range and its rows, in address order
+ * @stats:	counts of the conversion (zeroed first)
+ *
+ * Walks the FDEs of the binary search table of .eh_frame_hdr (version 1,
+ * eh_frame_ptr pc-relative sdata4, count udata4, table datarel sdata4),
+ * which must be sorted, point at FDEs in .eh_frame whose ranges match the
+ * table, do not overlap and lie in [@in->text_start, @in->text_end).
+ * Each FDE with a non-empty range is given to @sink->func, then its rows
+ * to @sink->row, from its start to its end. A row that no struct
+ * unwind_user_frame expresses exactly is given with a NULL frame.
+ *
+ * Checks for a fatal signal, and reschedules, every EH_FRAME_BATCH FDEs.
+ * Does not allocate memory; uses a few KiB of stack at most.
+ *
+ * Return: 0 on success; -EINVAL if the sections are malformed or use an
+ * encoding this converter does not know; -E2BIG if a CIE's initial
+ * instructions are longer than EH_FRAME_CIE_INSNS_MAX; -EINTR on a fatal
+ * signal; or the first negative return of @sink's callbacks.
+ */
+int eh_frame_convert(const struct eh_frame_input *in,
+		     const struct eh_frame_sink *sink,
+		     struct eh_frame_stats *stats)
+{
+	struct eh_cie_cache cache;
+	struct eh_interp ip;
+	struct eh_cursor c;
+	u64 ptr, count, i, loc, faddr, prev_start = 0, prev_end = 0;
+	const struct eh_arch *arch;
+	u32 cie_off;
+	u8 h[4];
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	if (in->arch == EH_FRAME_ARCH_X86_64)
+		arch = &eh_arch_x86_64;
+	else if (in->arch == EH_FRAME_ARCH_ARM64)
+		arch = &eh_arch_arm64;
+	else
+		return -EINVAL;
+	if (!in->hdr || !in->eh || in->hdr_size < 12 ||
+	    in->text_start >= in->text_end)
+		return -EINVAL;
+
+	memcpy(h, in->hdr, 4);
+	if (h[0] != 1 || h[1] != (DW_EH_PE_pcrel | DW_EH_PE_sdata4) ||
+	    h[2] != DW_EH_PE_udata4 ||
+	    h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return -EINVAL;
+	c.buf = in->hdr;
+	c.addr = in->hdr_addr;
+	c.pos = 4;
+	c.end = in->hdr_size;
+	if (eh_enc_addr(&c, h[1], &ptr) || ptr != in->eh_addr ||
+	    eh_uint(&c, 4, &count) || count > (c.end - c.pos) / 8)
+		return -EINVAL;
+
+	memset(&cache, 0, sizeof(cache));
+	memset(&ip, 0, sizeof(ip));
+	ip.in = in;
+	ip.arch = arch;
+	ip.sink = sink;
+	ip.stats = stats;
+
+	for (i = 0; i < count; i++) {
+		struct eh_fde fde;
+		s64 s;
+
+		if (i && !(i % EH_FRAME_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		/* datarel sdata4: relative to .eh_frame_hdr */
+		if (eh_enc_value(&c, h[3], &loc) ||
+		    eh_enc_value(&c, h[3], &faddr))
+			return -EINVAL;
+		loc += in->hdr_addr;
+		faddr += in->hdr_addr;
+		if (i && loc <= prev_start)
+			return -EINVAL;
+		if (faddr < in->eh_addr || faddr - in->eh_addr >= in->eh_size)
+			return -EINVAL;
+		ret = eh_parse_fde(in, faddr - in->eh_addr, &fde, &cie_off);
+		if (ret)
+			return ret;
+		ret = eh_get_cie(in, arch, &cache, cie_off, &ip.cie);
+		if (ret)
+			return ret;
+		ret = eh_parse_fde_body(in, ip.cie, &fde);
+		if (ret)
+			return ret;
+		s = (s64)fde.range;
+		if (fde.start != loc || fde.range > in->text_end - fde.start ||
+		    s < 0 || fde.start < in->text_start ||
+		    fde.start >= in->text_end ||
+		    (i && fde.start < prev_end))
+			return -EINVAL;
+		prev_start = fde.start;
+		prev_end = fde.start + fde.range;
+		if (!fde.range) {
+			stats->empty_fdes++;
+			continue;
+		}
+		stats->fdes++;
+		ret = sink->func(sink->ctx, fde.start, prev_end);
+		if (ret)
+			return ret;
+		ret = eh_convert_fde(&ip, &fde);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -23,7 +23,8 @@ mkdir -p "$SCRATCH"
 export REGRESS_DIR=$SCRATCH/regress
 command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
 
-# name~old text~new text   (\n = newline, \t = tab; exact match, once)
+# name~old text~new text[~h]   (\n = newline, \t = tab; exact match, once;
+# ~h: in include/linux/sframe.h, the table lookup, instead of sframe.c)
 # (sframe_read()'s range check and the row window's own check are not
 # mutated: the callers check their ranges first, so removing either changes
 # nothing observable; they stay as the last lines of defence.)
@@ -59,9 +60,11 @@ table-merge-any~\tif (b->nr_rows && b->rule[last] == rule)\n\t\treturn 0;~\tif (
 table-dedup-cfa-only~\t\tif (!memcmp(&b->rules[i], frame, sizeof(*frame))) {~\t\tif (!memcmp(&b->rules[i], frame, sizeof(frame->cfa_off))) {
 table-row-past-function~\t\tif (fre.start >= limit)\n\t\t\tbreak;~\t\tif (fre.start > limit)\n\t\t\tbreak;
 table-func-starts-lost~\tb->funcs[b->nr_funcs++] = start;~\tb->nr_funcs++;
-lookup-block-end-wrong~\thi = b + 1 < r->nr_blocks ? r->blocks[b + 1] : r->nr_rows;~\thi = b + 1 < r->nr_blocks ? r->blocks[b + 1] - 1 : r->nr_rows;
-lookup-scan-exclusive~\twhile (lo < hi && r->pc[lo] <= off)~\twhile (lo < hi && r->pc[lo] < off)
-lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn -ENOENT;\n~
+table-text-size-span~\tr->text_size = min_t(u64, tbl->text_end - tbl->text_start,\n\t\t\t     (u64)nr_blocks << block_shift);~\tr->text_size = tbl->text_end - tbl->text_start;
+lookup-block-end-wrong~\tu32 hi = r->blocks[(off >> r->block_shift) + 1];~\tu32 hi = r->blocks[(off >> r->block_shift) + 1] - 1;~h
+lookup-scan-exclusive~\twhile (r->pc[lo] <= off)~\twhile (r->pc[lo] < off)~h
+lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn NULL;\n~~h
+lookup-text-unbounded~\tif (off >= r->text_size)\n\t\treturn NULL;\n~~h
 LIST
 )
 
@@ -69,14 +72,20 @@ LIST
 make -s -C "$HT" OUT="$SCRATCH/base" BIN="$BIN" "$SCRATCH/base/progs.list" >/dev/null || exit 2
 
 killed=0 survived=0 na=0
-while IFS='~' read -r name old new; do
+while IFS='~' read -r name old new where; do
 	[ -z "$name" ] && continue
 	# MUTANTS_ONLY="name ...": only these
 	case " ${MUTANTS_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	dir=$SCRATCH/m-$name
 	mkdir -p "$dir"
 	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$dir/"
-	if ! python3 - "$dir/sframe.c" "$old" "$new" <<'PY'
+	target=$dir/sframe.c headers=
+	if [ "$where" = h ]; then
+		mkdir -p "$dir/inc/linux"
+		cp "$REPO/include/linux/sframe.h" "$dir/inc/linux/"
+		target=$dir/inc/linux/sframe.h headers=$dir/inc
+	fi
+	if ! python3 - "$target" "$old" "$new" <<'PY'
 import sys
 path, old, new = sys.argv[1:]
 dec = lambda s: s.replace('\\n', '\n').replace('\\t', '\t')
@@ -87,11 +96,11 @@ if src.count(old) != 1:
 open(path, 'w').write(src.replace(old, new))
 PY
 	then
-		echo "mutant $name: not applicable (text not found once in sframe.c)"
+		echo "mutant $name: not applicable (text not found once in ${target##*/})"
 		na=$((na + 1))
 		continue
 	fi
-	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" \
+	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" HEADERS="$headers" \
 		CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
 	rc=$?
 	fails=$(grep -c '^not ok' "$dir/check.log")

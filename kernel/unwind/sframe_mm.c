@@ -196,10 +196,13 @@ void sframe_collector_get(void)
 
 /**
  * sframe_collector_put() - drop a user noted by sframe_collector_get()
+ *
+ * A put without its get is a bug of the caller: it warns, and the count
+ * stays at zero rather than go negative and count as a user.
  */
 void sframe_collector_put(void)
 {
-	atomic_dec(&sframe_collectors);
+	WARN_ON_ONCE(atomic_dec_if_positive(&sframe_collectors) < 0);
 }
 
 static void sframe_stat_add(enum sframe_stat stat, long n)

@@ -410,6 +410,48 @@ static void eh_set(struct eh_interp *ip, u64 col, u8 how, u64 reg, s64 off)
 }
 
 /*
+ * The rule @r of the return address or the frame pointer: left in register
+ * @keep (if @keep_ok: also unspecified or the same value), saved at the
+ * CFA plus an offset (*@saved, *@off), or in another general register
+ * (@flag in @frame's flags, *@reg). Return 0, or -1 with *@why set (@bad
+ * for a rule no struct unwind_user_frame holds).
+ */
+static int eh_reg_rule(const struct eh_arch *a, const struct eh_rule *r,
+		       u64 keep, bool keep_ok, u8 flag,
+		       enum eh_frame_reason bad,
+		       struct unwind_user_frame *frame, bool *saved, s32 *off,
+		       u8 *reg, enum eh_frame_reason *why)
+{
+	switch (r->how) {
+	case EH_UNSPEC:
+	case EH_SAME:
+		if (keep_ok)
+			return 0;
+		break;
+	case EH_OFFSET:
+		if (!eh_s32(r->off)) {
+			*why = EH_FRAME_BAD_OFFSET;
+			return -1;
+		}
+		*saved = true;
+		*off = r->off;
+		return 0;
+	case EH_REG:
+		if (keep_ok && r->reg == keep)
+			return 0;
+		if (r->reg > a->max_gpr || r->reg == keep)
+			break;
+		frame->flags |= flag;
+		*reg = r->reg;
+		return 0;
+	default:
+		break;
+	}
+	*why = bad;
+	return -1;
+}
+
+/*
  * Convert @st. Return 0 with *@frame set, 1 for the .plt expression (the
  * return address and frame pointer rules set in *@frame), or -1 with
  * *@why set.
@@ -420,7 +462,6 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 {
 	const struct eh_arch *a = ip->arch;
 	const struct eh_frame_input *in = ip->in;
-	const struct eh_rule *r;
 	bool plt = false;
 	u32 base;
 
@@ -491,68 +532,18 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 		frame->cfa_reg = base;
 	}
 
-	/* Return address */
-	r = &st->ra;
-	switch (r->how) {
-	case EH_UNSPEC:
-	case EH_SAME:
-		if (!a->lr) {
-			*why = EH_FRAME_BAD_RA;
-			return -1;
-		}
-		break;
-	case EH_OFFSET:
-		if (!eh_s32(r->off)) {
-			*why = EH_FRAME_BAD_OFFSET;
-			return -1;
-		}
-		frame->ra_saved = true;
-		frame->ra_off = r->off;
-		break;
-	case EH_REG:
-		if (r->reg == a->ra && a->lr)
-			break;
-		if (r->reg > a->max_gpr || r->reg == a->ra) {
-			*why = EH_FRAME_BAD_RA;
-			return -1;
-		}
-		frame->flags |= UNWIND_USER_F_RA_REG;
-		frame->ra_reg = r->reg;
-		break;
-	default:
-		*why = EH_FRAME_BAD_RA;
+	/* Return address: on arm64 it may still be in the link register. */
+	if (eh_reg_rule(a, &st->ra, a->ra, a->lr, UNWIND_USER_F_RA_REG,
+			EH_FRAME_BAD_RA, frame, &frame->ra_saved,
+			&frame->ra_off, &frame->ra_reg, why))
 		return -1;
-	}
 	frame->ra_signed = st->ra_signed;
 
-	/* Frame pointer */
-	r = &st->fp;
-	switch (r->how) {
-	case EH_UNSPEC:
-	case EH_SAME:
-		break;
-	case EH_OFFSET:
-		if (!eh_s32(r->off)) {
-			*why = EH_FRAME_BAD_OFFSET;
-			return -1;
-		}
-		frame->fp_saved = true;
-		frame->fp_off = r->off;
-		break;
-	case EH_REG:
-		if (r->reg == a->fp)
-			break;
-		if (r->reg > a->max_gpr) {
-			*why = EH_FRAME_BAD_FP;
-			return -1;
-		}
-		frame->flags |= UNWIND_USER_F_FP_REG;
-		frame->fp_reg = r->reg;
-		break;
-	default:
-		*why = EH_FRAME_BAD_FP;
+	/* Frame pointer: unchanged unless saved or moved. */
+	if (eh_reg_rule(a, &st->fp, a->fp, true, UNWIND_USER_F_FP_REG,
+			EH_FRAME_BAD_FP, frame, &frame->fp_saved,
+			&frame->fp_off, &frame->fp_reg, why))
 		return -1;
-	}
 	return plt ? 1 : 0;
 }
 

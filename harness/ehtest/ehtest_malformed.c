@@ -205,6 +205,19 @@ static int run(const struct eb *e, u32 ehn, u32 hdrn, struct got *g,
 	return ret;
 }
 
+/* A section of one FDE of 16 bytes at TEXT_LO with @ins, converted. */
+static int run_one_fde(struct eb *e, u8 arch, const u8 *ins, u32 len,
+		       struct got *g)
+{
+	u32 cie;
+
+	eb_init(e, arch);
+	cie = eb_cie_std(e);
+	eb_fde(e, cie, TEXT_LO, 0x10, ins, len);
+	eb_hdr(e);
+	return run(e, e->ehn, e->hdrn, g, NULL);
+}
+
 static int tap, failed;
 
 static void report(int ok, const char *name, const char *fmt, int a, int b)
@@ -285,13 +298,7 @@ static void test_exact(void)
 			0x0e, 16, 0x0a, 0x41, 0x0e, 32, 0x0a, 0x41, 0x0e, 48,
 			0x41, 0x0b, 0x41, 0x0b, 0x41,
 		};
-		u32 cie;
-
-		eb_init(&e, EH_FRAME_ARCH_X86_64);
-		cie = eb_cie_std(&e);
-		eb_fde(&e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
-		eb_hdr(&e);
-		ret = run(&e, e.ehn, e.hdrn, &g, NULL);
+		ret = run_one_fde(&e, EH_FRAME_ARCH_X86_64, ins, sizeof(ins), &g);
 		ok = !ret && g.rows == 6;
 		for (i = 0; i < 6 && ok; i++) {
 			static const s32 want[] = { 16, 32, 48, 32, 16, 16 };
@@ -378,13 +385,7 @@ static void test_exact(void)
 			0x2d, 0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1,
 			0x41, 0x0a, 0x2d, 0x41, 0x0b,
 		};
-		u32 cie;
-
-		eb_init(&e, EH_FRAME_ARCH_ARM64);
-		cie = eb_cie_std(&e);
-		eb_fde(&e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
-		eb_hdr(&e);
-		ret = run(&e, e.ehn, e.hdrn, &g, NULL);
+		ret = run_one_fde(&e, EH_FRAME_ARCH_ARM64, ins, sizeof(ins), &g);
 		ok = !ret && g.rows == 4 &&
 		     frame_is(&g, 0, TEXT_LO, 0, 0, 0, 0, 0, 0, 0, 1) &&
 		     frame_is(&g, 1, TEXT_LO + 4, 16, 0, 0, 1, -8, 1, -16, 1) &&

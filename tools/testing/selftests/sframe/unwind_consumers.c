@@ -869,8 +869,7 @@ static noinline void spawn(unsigned long n)
 		if (w != pid)
 			exit(1);
 	}
-	while (!workload_stop)
-		pause();
+	wl_wait_stop();
 }
 
 static void workload(const char *mode)
@@ -913,8 +912,8 @@ static void workload(const char *mode)
 		wr_a();
 		wr_b();
 	}
-	while (!strcmp(wait, "wait") && !workload_stop)
-		pause();
+	if (!strcmp(wait, "wait"))
+		wl_wait_stop();
 }
 
 int main(int argc, char **argv)

@@ -39,6 +39,23 @@ void wl_init(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
+/*
+ * Wait for the stop signal. With SIGUSR1 blocked between the check and the
+ * wait (sigsuspend() unblocks it atomically), a stop that comes just after
+ * the check cannot be missed, as it can be with pause().
+ */
+void wl_wait_stop(void)
+{
+	sigset_t usr1, old;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	while (!workload_stop)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 noinline __noclone void c(void)
 {
 	char frame[24];

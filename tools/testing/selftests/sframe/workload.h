@@ -35,6 +35,7 @@ extern sig_atomic_t workload_stop;
 
 const char *wl_mode(int argc, char **argv);
 void wl_init(void);
+void wl_wait_stop(void);
 
 /* main -> a -> b -> c, spinning in c; its chain, leaf first */
 #define WL_CHAIN	"c", "b", "a", "main"

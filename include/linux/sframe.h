@@ -337,6 +337,7 @@ static inline bool sframe_enabled(void)
 {
 	return false;
 }
+
 static inline int sframe_find_user(unsigned long ip,
 				   const struct unwind_user_frame **frame,
 				   struct sframe_hint *hint)

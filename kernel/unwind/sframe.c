@@ -614,7 +614,6 @@ static int sframe_fde_rows(const struct sframe_table *tbl,
 	return -EINVAL;
 }
 
-
 /* Rows the repetitions of PCMASK functions may add to a table, at most. */
 static u64 sframe_pcmask_rows(const struct sframe_table *tbl)
 {

@@ -2,11 +2,13 @@
 /*
  * Generic user space stack unwinder.
  *
- * Walks a user stack frame by frame, using the task's SFrame data when it
- * describes the instruction pointer and the frame pointer otherwise. It runs
+ * Walks a user stack frame by frame, following the frame pointer. It runs
  * in the context of the sampled task, possibly in IRQ or NMI context: it
  * never sleeps, never takes mmap_lock and reads user memory only through
  * the non-faulting user access helpers.
+ *
+ * A frame that the task's SFrame data describes is unwound with the rule
+ * SFrame gives for its instruction pointer instead.
  */
 #include <linux/sched.h>
 #include <linux/security.h>
@@ -727,54 +729,21 @@ static int unwind_user_value(struct unwind_user_state *state, bool first,
 }
 
 /*
- * Apply @frame to @state's frame (@first: the innermost one): the CFA,
- * which is the caller's stack pointer, the return address and the
- * caller's frame pointer (*@fp: this frame's on entry).
- *
- * The stack grows down: the caller's frame must be above this one. Only
- * the innermost frame, or one a signal interrupted, may share its CFA with
- * the stack pointer, when its return address is not on the stack at the
- * CFA; only they may have it still in the link register.
+ * Apply the rule @frame that unwind_user_apply() does not: the return
+ * address in the link register, or a rule through a register other than
+ * the stack and frame pointers (SFrame v3 flexible rows), with the CFA
+ * @cfa.
  */
-static int unwind_user_apply(struct unwind_user_state *state,
-			     const struct unwind_user_frame *frame, bool first,
-			     unsigned long *cfap, unsigned long *ra,
-			     unsigned long *fp)
+static int unwind_user_apply_rule(struct unwind_user_state *state,
+				  const struct unwind_user_frame *frame,
+				  bool first, unsigned long cfa,
+				  unsigned long *ra, unsigned long *fp)
 {
-	bool ra_reg = frame->flags & UNWIND_USER_F_RA_REG;
-	unsigned long cfa;
-
-	if (frame->flags & UNWIND_USER_F_CFA_REG) {
-		if (unwind_user_reg(state, first, frame->cfa_reg, &cfa))
-			return -EINVAL;
-	} else {
-		cfa = frame->use_fp ? state->fp : state->sp;
-	}
-	cfa += frame->cfa_off;
-	if ((frame->flags & UNWIND_USER_F_CFA_DEREF) &&
-	    unwind_user_read(cfa, &cfa))
-		return -EFAULT;
-
-	if (cfa < state->sp ||
-	    (cfa == state->sp && ((!first && !state->signal) ||
-				  (frame->ra_saved && !ra_reg))))
-		return -EINVAL;
-
-	/* The usual frame: both words saved at offsets from the CFA. */
-	if (frame->ra_saved && !frame->flags) {
-		if (unwind_user_read_words(cfa + frame->ra_off, ra,
-					   cfa + frame->fp_off,
-					   frame->fp_saved ? fp : NULL))
-			return -EFAULT;
-		if (frame->ra_signed)
-			*ra = arch_unwind_user_strip_ra(*ra);
-		*cfap = cfa;
-		return 0;
-	}
-
-	if (frame->ra_saved || ra_reg) {
-		if (unwind_user_value(state, first, ra_reg, frame->ra_reg,
-				      frame->ra_saved, frame->ra_off, cfa, ra))
+	if (frame->ra_saved || (frame->flags & UNWIND_USER_F_RA_REG)) {
+		if (unwind_user_value(state, first,
+				      frame->flags & UNWIND_USER_F_RA_REG,
+				      frame->ra_reg, frame->ra_saved,
+				      frame->ra_off, cfa, ra))
 			return -EFAULT;
 	} else if (state->signal) {
 		*ra = state->lr;
@@ -784,10 +753,62 @@ static int unwind_user_apply(struct unwind_user_state *state,
 	if (frame->ra_signed)
 		*ra = arch_unwind_user_strip_ra(*ra);
 
-	if (unwind_user_value(state, first, frame->flags & UNWIND_USER_F_FP_REG,
-			      frame->fp_reg, frame->fp_saved, frame->fp_off,
-			      cfa, fp))
+	return unwind_user_value(state, first,
+				 frame->flags & UNWIND_USER_F_FP_REG,
+				 frame->fp_reg, frame->fp_saved, frame->fp_off,
+				 cfa, fp) ? -EFAULT : 0;
+}
+
+/*
+ * Apply @frame to @state's frame (@first: the innermost one): the CFA,
+ * which is the caller's stack pointer, the return address and the
+ * caller's frame pointer (*@fp: this frame's on entry).
+ *
+ * The stack grows down: the caller's frame must be above this one. Only
+ * the innermost frame may share its CFA with the stack pointer, when its
+ * return address is not on the stack at the CFA.
+ * So may a frame a signal interrupted.
+ */
+static int unwind_user_apply(struct unwind_user_state *state,
+			     const struct unwind_user_frame *frame, bool first,
+			     unsigned long *cfap, unsigned long *ra,
+			     unsigned long *fp)
+{
+	bool ra_on_stack = frame->ra_saved;
+	unsigned long cfa;
+	int ret;
+
+	cfa = frame->use_fp ? state->fp : state->sp;
+	if ((frame->flags & UNWIND_USER_F_CFA_REG) &&
+	    unwind_user_reg(state, first, frame->cfa_reg, &cfa))
+		return -EINVAL;
+	cfa += frame->cfa_off;
+	if ((frame->flags & UNWIND_USER_F_CFA_DEREF) &&
+	    unwind_user_read(cfa, &cfa))
 		return -EFAULT;
+	if (frame->flags & UNWIND_USER_F_RA_REG)
+		ra_on_stack = false;
+
+	if (cfa < state->sp)
+		return -EINVAL;
+	if (cfa == state->sp && ((!first && !state->signal) || ra_on_stack))
+		return -EINVAL;
+
+	if (!frame->ra_saved || frame->flags) {
+		ret = unwind_user_apply_rule(state, frame, first, cfa, ra, fp);
+		if (ret)
+			return ret;
+		*cfap = cfa;
+		return 0;
+	}
+
+	/* The usual frame: both words saved at offsets from the CFA. */
+	if (unwind_user_read_words(cfa + frame->ra_off, ra,
+				   cfa + frame->fp_off,
+				   frame->fp_saved ? fp : NULL))
+		return -EFAULT;
+	if (frame->ra_signed)
+		*ra = arch_unwind_user_strip_ra(*ra);
 	*cfap = cfa;
 	return 0;
 }
@@ -997,9 +1018,11 @@ static noinline int unwind_user_next_frame(struct unwind_user_state *state)
 	/*
 	 * A return address is user text: a stack word that is not ends it,
 	 * and so does one below mmap_min_addr, where only a privileged task
-	 * may map anything. SFrame before version 3 cannot mark the
-	 * outermost frame: a program's own _start then has a rule that
-	 * reads argc as its return address.
+	 * may map anything.
+	 *
+	 * SFrame before version 3 cannot mark the outermost frame: a
+	 * program's own _start then has a rule that reads argc as its
+	 * return address.
 	 */
 	if (!ra || ra < mmap_min_addr ||
 	    !access_ok((const void __user *)ra, 1))
@@ -1033,17 +1056,22 @@ done:
  * @state:	state set up by unwind_user_start()
  *
  * On success @state describes the caller: its instruction pointer (a return
- * address; the one a uretprobe saved where its trampoline took the place of
- * the return address), stack pointer and frame pointer. The walk ends when
- * a frame cannot be read, when the task's SFrame data describes the frame
- * but cannot be used (its text not looked at yet, or a section without a
- * table), when the caller's frame would not be above the current one on
- * the stack, at a return address that is zero, below mmap_min_addr or not
- * a user address, or after %UNWIND_USER_MAX_DEPTH frames.
+ * address), stack pointer and frame pointer. The walk ends when a frame
+ * cannot be read, when the caller's frame would not be above the current
+ * one on the stack, at a return address that is zero, below mmap_min_addr
+ * or not a user address, or after %UNWIND_USER_MAX_DEPTH frames.
+ *
+ * Where a uretprobe's trampoline took the place of a return address, the
+ * instruction pointer is the return address the uretprobe saved.
+ *
+ * The walk also ends where the task's SFrame data describes the frame but
+ * cannot be used (its text not looked at yet, or a section without a
+ * table). @state keeps the SFrame section it found last, which the
+ * rcu_read_lock() keeps alive.
  *
  * Context: any context in which the task's user memory may be accessed
  * without faulting, including NMI, with rcu_read_lock() held since
- * unwind_user_start(): @state keeps the SFrame section it found last.
+ * unwind_user_start().
  * Return: 0 if @state moved to the caller, a negative error when done.
  */
 int unwind_user_next(struct unwind_user_state *state)
@@ -1062,8 +1090,8 @@ int unwind_user_next(struct unwind_user_state *state)
  * @max:	room at @entries
  *
  * What storing @state->ip after each successful unwind_user_next(), until
- * one fails or @max are stored, does; with the walk's state in registers
- * across the usual SFrame steps.
+ * one fails or @max are stored, does.
+ * The usual SFrame steps keep the walk's state in registers meanwhile.
  *
  * Context: as unwind_user_next().
  * Return: the number of entries stored.

@@ -3,6 +3,11 @@
 #   - checkpatch.pl --strict on every patch: no errors, warnings or checks
 #   - scripts/kernel-doc -Wall on every added .c/.h file: no warnings
 #   - the MAINTAINERS entry the series ends with == MAINTAINERS.fragment
+#   - no patch changes a line an earlier patch added, but to extend it
+#     (harness/series-lines.py; the extensions are listed in
+#     harness/series-lines.allow)
+#   - the SFrame decoder builds in user space after every patch that
+#     changes it (harness/series-lines.py --decoder)
 #   - bisectability: git am the patches one by one onto the pinned base in
 #     a separate worktree and build an x86_64 kernel after each (small
 #     config, incremental; for a patch that changes headers of the base,
@@ -85,6 +90,25 @@ else
 	not_ok "MAINTAINERS entry of the series equals MAINTAINERS.fragment"
 	comment <"$C/maintainers.txt"
 fi
+
+# No patch changes a line that an earlier patch added, but to extend it.
+if python3 "$TOP/harness/series-lines.py" "$SRC" "$TOP/patches" >"$C/series-lines.txt" 2>&1; then
+	ok "no patch changes a line an earlier patch added, but to extend it (harness/series-lines.allow)"
+else
+	not_ok "no patch changes a line an earlier patch added, but to extend it (harness/series-lines.allow)"
+fi
+grep '^#' "$C/series-lines.txt" || comment <"$C/series-lines.txt"
+
+# The decoder builds in user space after each patch that changes it,
+# before any architecture compiles it in the kernel.
+python3 "$TOP/harness/series-lines.py" --decoder "$SRC" "$TOP/patches" >"$C/series-decoder.txt" 2>&1 || true
+while IFS= read -r l; do
+	case "$l" in
+	"ok "*) ok "${l#ok * - }" ;;
+	"not ok "*) not_ok "${l#not ok * - }" ;;
+	*) echo "$l" ;;
+	esac
+done <"$C/series-decoder.txt"
 
 [ -n "$BUILD" ] || { echo "# builds skipped (--no-build)"; exit $((FAIL > 0)); }
 

@@ -305,9 +305,10 @@ void sframe_collector_put(void);
  *
  * Context: any context, including NMI, under rcu_read_lock() held since
  * @hint was zeroed. Takes no locks and does not fault.
- * Return: 0 on success; -ENOENT if no section describes @ip; -EAGAIN if
- * the task's text was not looked at yet (it is before the task returns to
- * user space); -ENOMEM if the section describing @ip has no table.
+ * Return: 0 on success; -ENOENT if no section describes @ip; -ENOMEM if
+ * the section describing @ip has no table.
+ * -EAGAIN if the task's text was not looked at yet (it is before the task
+ * returns to user space).
  */
 static __always_inline int
 sframe_find_user(unsigned long ip, const struct unwind_user_frame **frame,

@@ -2,6 +2,7 @@
 #ifndef _LINUX_UNWIND_USER_TYPES_H
 #define _LINUX_UNWIND_USER_TYPES_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /**
@@ -10,18 +11,20 @@
  * @UNWIND_USER_TYPE_FP:	frame pointer
  * @UNWIND_USER_TYPE_ENTRY:	at function entry, return address at the SP
  * @UNWIND_USER_TYPE_SFRAME:	SFrame rule for the instruction pointer
- * @UNWIND_USER_TYPE_RECOVERED:	caller of a frame without SFrame data, found
- *				and validated by other means
  * @UNWIND_USER_TYPE_SIGNAL:	code a signal interrupted, from the registers
  *				the kernel saved in the signal frame
+ * @UNWIND_USER_TYPE_RECOVERED:	caller of a frame without SFrame data, found
+ *				and validated by other means
+ *
+ * The types are bits, as in mainline, so that a set of them is a mask.
  */
 enum unwind_user_type {
-	UNWIND_USER_TYPE_NONE,
-	UNWIND_USER_TYPE_FP,
-	UNWIND_USER_TYPE_ENTRY,
-	UNWIND_USER_TYPE_SFRAME,
-	UNWIND_USER_TYPE_RECOVERED,
-	UNWIND_USER_TYPE_SIGNAL,
+	UNWIND_USER_TYPE_NONE		= 0,
+	UNWIND_USER_TYPE_FP		= BIT(0),
+	UNWIND_USER_TYPE_ENTRY		= BIT(1),
+	UNWIND_USER_TYPE_SFRAME		= BIT(2),
+	UNWIND_USER_TYPE_SIGNAL		= BIT(3),
+	UNWIND_USER_TYPE_RECOVERED	= BIT(4),
 };
 
 /**

@@ -271,8 +271,8 @@ union sframe_fde_raw {
 };
 
 /*
- * Decode the descriptor @idx from its bytes @r (of version 3: its index
- * entry; the rest is read by sframe_read_attrs()).
+ * Decode the descriptor @idx from its bytes @r.
+ * Of version 3, @r is its index entry: sframe_read_attrs() reads the rest.
  */
 static void sframe_decode_fde(const struct sframe_table *tbl, u32 idx,
 			      const union sframe_fde_raw *r,
@@ -527,8 +527,8 @@ static int sframe_flex_to_frame(const struct sframe_table *tbl,
 }
 
 /*
- * Turn the offsets of @fre, a row of a function of FDE type @fde_type,
- * into an unwinding rule.
+ * Turn the offsets of @fre into an unwinding rule.
+ * @fde_type is the version 3 FDE type of its function.
  */
 static int sframe_fre_to_frame(const struct sframe_table *tbl,
 			       struct sframe_window *w,
@@ -649,9 +649,10 @@ u32 sframe_max_rows(const struct sframe_table *tbl)
  * @tbl:	a table set up by sframe_table_init()
  * @rows:	set to that number
  *
- * Reads the function descriptors (and the attribute records of version 3
- * functions) only: a row per frame row entry, two per function, the
- * repetitions of PCMASK functions, and one behind the last function.
+ * Reads the function descriptors only: a row per frame row entry, two per
+ * function, the repetitions of PCMASK functions, and one behind the last
+ * function.
+ * Of version 3 functions, it reads the attribute records too.
  *
  * Context: task context; may sleep.
  * Return: 0; -E2BIG if that is more than sframe_max_rows() (a malformed
@@ -837,9 +838,9 @@ static int sframe_rows_put(const struct sframe_table *tbl,
 
 /*
  * Put the rows of the checked function @fde in the table @b builds: a row
- * without function over the gap behind the function before, a signal
- * trampoline or a function without rows (version 3) as one row, a PCMASK
+ * without function over the gap behind the function before, a PCMASK
  * function's rows repeated over the whole function.
+ * A version 3 signal trampoline, or function without rows, is one row.
  */
 static int sframe_rows_func(const struct sframe_table *tbl,
 			    struct sframe_build *b,
@@ -899,9 +900,9 @@ static int sframe_rows_func(const struct sframe_table *tbl,
 
 /*
  * Check one function, @b->next_fde: inside the text, its attributes, and
- * its rows, at most @fres_left of them (see sframe_table_build()). Reads
- * the attribute record of a version 3 function into @fde. Then, if @b
- * builds a table, put the function's rows in it.
+ * its rows, at most @fres_left of them (see sframe_table_build()). Then,
+ * if @b builds a table, put the function's rows in it.
+ * The attribute record of a version 3 function is read into @fde first.
  */
 static int sframe_validate_fde(const struct sframe_table *tbl,
 			       struct sframe_build *b,
@@ -937,11 +938,9 @@ static int sframe_validate_fde(const struct sframe_table *tbl,
 	     fde_type != SFRAME_V3_FDE_TYPE_DEFAULT))
 		return -EINVAL;
 
-	/*
-	 * Row starts are below the function size (version 3 also allows
-	 * one at the very end, which no instruction uses, as libsframe).
-	 */
+	/* Row starts are below the function size. */
 	limit = fde->func_size;
+	/* Version 3 allows one at the very end, as libsframe (no code there). */
 	if (tbl->version == SFRAME_VERSION_3)
 		limit++;
 	if (SFRAME_FUNC_FDE_TYPE(fde->info) == SFRAME_FDE_TYPE_PCMASK) {

@@ -837,8 +837,9 @@ static struct sframe_section *sframe_walk(struct mm_struct *mm,
  * -ENOENT all the same).
  *
  * Context: as sframe_find_user().
- * Return: 0; -EAGAIN if the task's text was not looked at yet, -ENOENT if
- * the task has no address space (@hint is then left as it was).
+ * Return: 0; -ENOENT if the task has no address space (@hint is then
+ * left as it was).
+ * -EAGAIN if the task's text was not looked at yet.
  */
 int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 {
@@ -881,8 +882,8 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
  * sframe_possible_user() - may a lookup for the current task find SFrame?
  *
  * Context: any context, including NMI.
- * Return: true if at least one section is registered for the task's mm,
- * or if its text was not looked at yet (a lookup has it looked at).
+ * Return: true if at least one section is registered for the task's mm.
+ * Also true if its text was not looked at yet (a lookup has it looked at).
  */
 bool sframe_possible_user(void)
 {
@@ -955,12 +956,12 @@ int sframe_func_start_user(unsigned long ip, unsigned long *start)
  * @pgoff:	file offset of the mapping, in pages
  *
  * Called after a successful executable mmap of a file, for the program and
- * its interpreter at execve as for every later mmap. While something
- * collects user call chains and sframe_enabled() is true, registers the
- * file's SFrame section for the new text at once, with its table, so that
- * the first samples in it are complete. Otherwise reads nothing, and
- * leaves the text to be looked at when an unwind of this process first
- * needs it.
+ * its interpreter at execve as for every later mmap. While
+ * sframe_enabled() is true, registers the file's SFrame section for the
+ * new text at once, with its table, so that the first samples in it are
+ * complete.
+ * While nothing collects user call chains, reads nothing, and leaves the
+ * text to be looked at when an unwind of this process first needs it.
  *
  * Context: process context, mmap_lock not held. May sleep.
  */

@@ -23,7 +23,8 @@
 #include <asm/unwind_user.h>
 
 static const struct unwind_user_frame fp_frame = ARCH_INIT_USER_FP_FRAME;
-static const struct unwind_user_frame entry_frame = ARCH_INIT_USER_ENTRY_FRAME;
+static const struct unwind_user_frame entry_frame =
+	ARCH_INIT_USER_FP_ENTRY_FRAME;
 
 /*
  * Read the word at user address @a into *@va and, if @read_b, the word at

@@ -26,7 +26,7 @@
 }
 
 /* At a function's first instruction the return address is in x30. */
-#define ARCH_INIT_USER_ENTRY_FRAME {					\
+#define ARCH_INIT_USER_FP_ENTRY_FRAME {				\
 	.cfa_off	= 0,						\
 	.use_fp		= false,					\
 	.ra_saved	= false,					\

@@ -19,7 +19,7 @@
 }
 
 /* At a function's first instruction the return address is at RSP. */
-#define ARCH_INIT_USER_ENTRY_FRAME {					\
+#define ARCH_INIT_USER_FP_ENTRY_FRAME {				\
 	.cfa_off	= sizeof(long),					\
 	.ra_off		= -1 * (int)sizeof(long),			\
 	.use_fp		= false,					\

@@ -956,12 +956,13 @@ int sframe_func_start_user(unsigned long ip, unsigned long *start)
  * @pgoff:	file offset of the mapping, in pages
  *
  * Called after a successful executable mmap of a file, for the program and
- * its interpreter at execve as for every later mmap. While
- * sframe_enabled() is true, registers the file's SFrame section for the
- * new text at once, with its table, so that the first samples in it are
- * complete.
- * While nothing collects user call chains, reads nothing, and leaves the
- * text to be looked at when an unwind of this process first needs it.
+ * its interpreter at execve as for every later mmap. Registers the file's
+ * SFrame section for the new text at once, with its table, so that the
+ * first samples in it are complete.
+ * Nothing is registered while sframe_enabled() is false.
+ * Then, and while nothing collects user call chains, it reads nothing and
+ * leaves the text to be looked at when an unwind of this process first
+ * needs it.
  *
  * Context: process context, mmap_lock not held. May sleep.
  */

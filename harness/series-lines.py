@@ -18,7 +18,7 @@ or the headers it reads, so that a patch of the decoder that no kernel
 configuration compiles yet is compiled all the same. Prints TAP, one
 line per such patch.
 """
-import os, subprocess, sys, tempfile
+import atexit, os, shutil, subprocess, sys, tempfile
 
 decoder = sys.argv[1] == '--decoder'
 if decoder:
@@ -35,6 +35,7 @@ def git(*a, env=None, inp=None):
 patches = sorted(p for p in os.listdir(pdir)
                  if p.endswith('.patch') and not p.startswith('0000-'))
 tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
 env = dict(os.environ, GIT_INDEX_FILE=os.path.join(tmp, 'index'),
            GIT_AUTHOR_NAME='x', GIT_AUTHOR_EMAIL='x', GIT_COMMITTER_NAME='x',
            GIT_COMMITTER_EMAIL='x')
@@ -83,7 +84,7 @@ if decoder:
             print(''.join('# ' + l + '\n' for l in (r.stdout + r.stderr).splitlines()), end='')
         else:
             print('ok %d - the decoder builds in user space after %s' % (n, p))
-        subprocess.run(['rm', '-rf', d])
+        shutil.rmtree(d, True)
     sys.exit(1 if bad else 0)
 
 allow = set()

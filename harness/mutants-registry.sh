@@ -27,6 +27,13 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # injected failure reaches it (without __GFP_NOFAIL: no failure, nothing
 # observable). The flag keeps the code right should that ever change.
 #
+# Not mutated: unwind_user_apply()'s choice of the general rule
+# (unwind_user_apply_rule()). On x86_64, the only arch this script builds,
+# the rules it alone applies are a return address or frame pointer through
+# a register (SFrame v3), which no x86 test builds: the usual path reads a
+# CFA_DEREF rule right too, and the mutant survives unwind_v3. The rule it
+# matters for is arm64's return address in the link register.
+#
 # Not mutated in the step for the usual SFrame frame (unwind_user_next()'s
 # fast path): its refusal of a frame a signal interrupted. A lookup one
 # byte early differs only at the first byte of a row: no test builds one,
@@ -63,6 +70,7 @@ MUTANTS=(
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
 "hint-no-range@include/linux/sframe.h@'\tif (unlikely(ip - hint->start >= hint->size)) {\n'@'\tif (unlikely(!hint->size)) {\n'@unwind_pie_dso unwind_dlopen"
 "fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    frame->fp_saved))'@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    false))'@unwind_basic"
+"apply-equal-cfa@kernel/unwind/user.c@'\tif (cfa == state->sp && ((!first && !state->signal) || ra_on_stack))'@'\tif (0)'@unwind_hostile"
 "fast-no-range@kernel/unwind/user.c@'\tif (pc - hint->start >= hint->size)\n\t\treturn false;\n\tidx'@'\tidx'@unwind_nosframe unwind_dlopen"
 "no-general-mark@kernel/unwind/sframe.c@'\t\t\trule[i] |= SFRAME_RULE_GENERAL;'@'\t\t\t;'@unwind_v3"
 "gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_signal"

@@ -68,7 +68,7 @@ MUTANTS=(
 "tables-never-freed@kernel/unwind/sframe_mm.c@'if (!t || !refcount_dec_and_lock(&t->ref, &sframe_tables_lock))'@'if (1)'@unwind_discovery"
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = ctime.tv_sec;\n\tkey->ctime_nsec = ctime.tv_nsec;\n'@''@unwind_discovery"
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"
-"hint-no-range@include/linux/sframe.h@'\tif (unlikely(ip - hint->start >= hint->size)) {\n'@'\tif (unlikely(!hint->size)) {\n'@unwind_pie_dso unwind_dlopen"
+"hint-no-range@kernel/unwind/sframe_table.h@'\tif (unlikely(ip - hint->start >= hint->size)) {\n'@'\tif (unlikely(!hint->size)) {\n'@unwind_pie_dso unwind_dlopen"
 "fast-fp-not-restored@kernel/unwind/user.c@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    frame->fp_saved))'@'\t\t\t\t    cfa + frame->fp_off, &next_fp,\n\t\t\t\t    false))'@unwind_basic"
 "apply-equal-cfa@kernel/unwind/user.c@'\tif (cfa == state->sp && ((!first && !state->signal) || ra_on_stack))'@'\tif (0)'@unwind_hostile"
 "fast-no-range@kernel/unwind/user.c@'\tif (pc - hint->start >= hint->size)\n\t\treturn false;\n\tidx'@'\tidx'@unwind_nosframe unwind_dlopen"

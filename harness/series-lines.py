@@ -50,6 +50,7 @@ for p in patches:
 ours = {c: p for p, c in commits}
 
 DECODER_FILES = ['kernel/unwind/sframe.c', 'kernel/unwind/sframe.h',
+                 'kernel/unwind/sframe_table.h',
                  'include/linux/sframe.h', 'include/linux/unwind_user_types.h']
 if decoder:
     ht = os.path.join(top, 'harness', 'hosttest')
@@ -65,6 +66,9 @@ if decoder:
         subprocess.run(['cp', '-r', os.path.join(ht, 'shim'),
                         os.path.join(d, 'harness', 'hosttest', 'shim')], check=True)
         for f in DECODER_FILES:
+            if subprocess.run(['git', '-C', src, 'cat-file', '-e', '%s:%s' % (c, f)],
+                              capture_output=True).returncode:
+                continue
             os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
             open(os.path.join(d, f), 'w').write(git('show', '%s:%s' % (c, f)))
         shim = os.path.join(d, 'harness', 'hosttest', 'shim')

@@ -32,9 +32,9 @@ PERF_PERIOD=${BENCH_PERF_PERIOD:-100000}
 COLD_RUNS=${BENCH_COLD_RUNS:-10}
 
 log() { echo "$*" >>"$res"; }
-# The lookup counters (debugfs sframe_stats): "HITS MISSES ROWS" (per-CPU
+# The lookup counters (debugfs unwind_user/sframe_stats): "HITS MISSES ROWS" (per-CPU
 # cache hits and misses, answers of a row table before the cache).
-STATS=/sys/kernel/debug/sframe_stats
+STATS=/sys/kernel/debug/unwind_user/sframe_stats
 [ -r "$STATS" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 cache_counts() {
 	awk '$1 == "cache_hits" { h = $2 } $1 == "cache_misses" { m = $2 }

@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/sframe.h>
 #include <linux/unwind_user_types.h>
 
 #include "shim/hostshim.h"
+#include "sframe_table.h"
 
 /* ---- TAP ---------------------------------------------------------------- */
 

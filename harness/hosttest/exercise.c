@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/sframe.h>
 #include <linux/unwind_user_types.h>
 
 #include "exercise.h"
 #include "shim/hostshim.h"
+#include "sframe_table.h"
 
 #define MAX_PCS		4096
 

@@ -24,7 +24,7 @@ export REGRESS_DIR=$SCRATCH/regress
 command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
 
 # name~old text~new text[~h]   (\n = newline, \t = tab; exact match, once;
-# ~h: in include/linux/sframe.h, the table lookup, instead of sframe.c)
+# ~h: in kernel/unwind/sframe_table.h, the table lookup, instead of sframe.c)
 # (sframe_read()'s range check and the row window's own check are not
 # mutated: the callers check their ranges first, so removing either changes
 # nothing observable; they stay as the last lines of defence.)
@@ -78,13 +78,9 @@ while IFS='~' read -r name old new where; do
 	case " ${MUTANTS_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	dir=$SCRATCH/m-$name
 	mkdir -p "$dir"
-	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$dir/"
-	target=$dir/sframe.c headers=
-	if [ "$where" = h ]; then
-		mkdir -p "$dir/inc/linux"
-		cp "$REPO/include/linux/sframe.h" "$dir/inc/linux/"
-		target=$dir/inc/linux/sframe.h headers=$dir/inc
-	fi
+	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$REPO/kernel/unwind/sframe_table.h" "$dir/"
+	target=$dir/sframe.c
+	[ "$where" = h ] && target=$dir/sframe_table.h
 	if ! python3 - "$target" "$old" "$new" <<'PY'
 import sys
 path, old, new = sys.argv[1:]
@@ -100,7 +96,7 @@ PY
 		na=$((na + 1))
 		continue
 	fi
-	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" HEADERS="$headers" \
+	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" \
 		CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
 	rc=$?
 	fails=$(grep -c '^not ok' "$dir/check.log")

@@ -23,11 +23,11 @@
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/sframe.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
 #include "sframe.h"
+#include "sframe_table.h"
 
 /* A function with more rows than this is rejected by the validation. */
 #define SFRAME_MAX_FRES_PER_FDE		8192

@@ -27,6 +27,11 @@
 #define SFRAME_V3_F_ALL				(SFRAME_F_FDE_SORTED | \
 						 SFRAME_F_FDE_FUNC_START_PCREL)
 
+/* SFrame ABI/architecture identifiers, as in the section header. */
+#define SFRAME_ABI_AARCH64_ENDIAN_BIG		1
+#define SFRAME_ABI_AARCH64_ENDIAN_LITTLE	2
+#define SFRAME_ABI_AMD64_ENDIAN_LITTLE		3
+
 struct sframe_preamble {
 	u16	magic;
 	u8	version;

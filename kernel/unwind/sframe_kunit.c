@@ -7,13 +7,13 @@
  * table as for a file's .sframe section, and looks rules up in the table.
  */
 #include <kunit/test.h>
-#include <linux/sframe.h>
 #include <linux/string.h>
 #include <linux/unwind_user_types.h>
 
 #include <asm/unwind_user.h>
 
 #include "sframe.h"
+#include "sframe_table.h"
 
 /* Text range for the header checks; loaded tables get one near them. */
 #define TEXT_START	0x400000UL

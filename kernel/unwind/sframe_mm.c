@@ -54,6 +54,7 @@
 #include <asm/unwind_user.h>
 
 #include "sframe.h"
+#include "sframe_table.h"
 
 /* Sanity limits on what a file may ask the kernel to register. */
 #define SFRAME_MAX_PHNUM		128
@@ -1137,7 +1138,9 @@ DEFINE_SHOW_ATTRIBUTE(sframe_stats);
 
 static int __init sframe_debugfs_init(void)
 {
-	debugfs_create_file("sframe_stats", 0444, NULL, NULL,
+	struct dentry *dir = debugfs_create_dir("unwind_user", NULL);
+
+	debugfs_create_file("sframe_stats", 0444, dir, NULL,
 			    &sframe_stats_fops);
 	return 0;
 }

@@ -12,7 +12,6 @@
  */
 #include <linux/sched.h>
 #include <linux/security.h>
-#include <linux/sframe.h>
 #include <linux/sysctl.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
@@ -21,6 +20,8 @@
 #include <asm/ptrace.h>
 #include <asm/tlb.h>
 #include <asm/unwind_user.h>
+
+#include "sframe_table.h"
 
 static const struct unwind_user_frame fp_frame = ARCH_INIT_USER_FP_FRAME;
 static const struct unwind_user_frame entry_frame =

@@ -3,8 +3,8 @@
  * Force-included (-include) into every host-test compilation, like the
  * kernel's include/linux/kconfig.h + autoconf.h: kernel/unwind/sframe.c is
  * only ever compiled with CONFIG_USERSPACE_UNWINDER_SFRAME=y, so
- * <linux/sframe.h> must be seen with it set (otherwise the !CONFIG stubs
- * would be compiled in, which the kernel build never does).
+ * kernel/unwind/sframe_table.h must be seen with it set (otherwise the !CONFIG
+ * stubs would be compiled in, which the kernel build never does).
  */
 #ifndef _HOSTSHIM_KCONFIG_H
 #define _HOSTSHIM_KCONFIG_H

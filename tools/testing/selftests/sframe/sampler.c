@@ -1668,7 +1668,7 @@ int collector_open(void)
 
 long sframe_stat(const char *name)
 {
-	static const char path[] = "/sys/kernel/debug/sframe_stats";
+	static const char path[] = "/sys/kernel/debug/unwind_user/sframe_stats";
 	char key[64];
 	long val, ret = -ENOENT;
 	FILE *f;

@@ -270,7 +270,7 @@ static inline int unwind_sysctl_write(int val)
  * its fd or -errno.
  */
 int collector_open(void);
-/* A counter of /sys/kernel/debug/sframe_stats (debugfs mounted if need be). */
+/* A counter of debugfs unwind_user/sframe_stats (mounted if need be). */
 long sframe_stat(const char *name);
 /* /dev/kmsg, opened after the records logged so far (or -errno). */
 int kmsg_open(void);

@@ -19,8 +19,8 @@
  *	sections when SFrame is turned on: its chains are complete from the
  *	first samples on, and the few before that are cut short, not wrong.
  *
- * The counters come from /sys/kernel/debug/sframe_stats; nothing else may
- * map files meanwhile (a quiet guest).  This program itself starts before
+ * The counters come from debugfs, unwind_user/sframe_stats; nothing else
+ * may map files meanwhile (a quiet guest).  This program itself starts before
  * any collector: its own text is looked at once the kernel first works
  * for it with a collector open (collector_settle()), which the counts of
  * a test must not include.
@@ -207,7 +207,7 @@ FIXTURE_SETUP(discovery)
 	if (unwind_sysctl_read() != 1)
 		SKIP(return, "kernel.unwind_user_sframe is not 1");
 	if (sframe_stat("files_read") < 0)
-		SKIP(return, "no /sys/kernel/debug/sframe_stats");
+		SKIP(return, "no /sys/kernel/debug/unwind_user/sframe_stats");
 	ASSERT_EQ(0, self_dir_file(self->lib, sizeof(self->lib),
 				   "libsf_a.so"));
 	ASSERT_EQ(1, elf_has_sframe(self->lib));

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The table of rules the SFrame decoder builds from a section, its lookups,
+ * and the decoder's interface.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_TABLE_H
+#define _KERNEL_UNWIND_SFRAME_TABLE_H
+
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/sframe.h>
+#include <linux/types.h>
+#include <linux/unwind_user_types.h>
+
+/*
+ * A row's rule is an index into the table's rules, with
+ * %SFRAME_RULE_GENERAL set unless the rule is the usual one (the return
+ * address saved at an offset from a CFA based on the stack or frame
+ * pointer, no UNWIND_USER_F_* flags, neither the outermost frame nor a
+ * signal trampoline), or %SFRAME_RULE_NONE for text that no function
+ * describes. Rules of one table at most: libraries have a few hundred.
+ */
+#define SFRAME_RULE_GENERAL			0x8000
+#define SFRAME_RULE_NONE			0xffff
+#define SFRAME_RULES_MAX			0x7fff
+
+/* Text bytes per entry of a table's block index, at least. */
+#define SFRAME_BLOCK_MIN_SHIFT			4
+
+/**
+ * struct sframe_rules - the rules of a section, decoded: its lookup table
+ * @text_size:	size of the text the rows describe, from the text start,
+ *		at most @nr_blocks << @block_shift; 0 if there are no rows
+ * @nr_rows:	number of rows
+ * @nr_rules:	number of distinct rules
+ * @nr_funcs:	number of function starts
+ * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
+ * @block_shift: see @blocks
+ * @pc:		start of each row, from the text start, sorted; a row ends
+ *		where the next one starts; one more entry, %U32_MAX, ends
+ *		the last row
+ * @rule:	each row's rule: an index into @rules, marked with
+ *		%SFRAME_RULE_GENERAL unless the rule is the usual one, or
+ *		%SFRAME_RULE_NONE for text without a function
+ * @rules:	the distinct rules
+ * @blocks:	block index of the rows: entry b counts the rows that start
+ *		at or below text offset b << @block_shift; one more entry,
+ *		@nr_rows, ends the last block
+ * @funcs:	start of each function, from the text start, sorted
+ *
+ * The shape of the kernel's ORC tables (orc_unwind_ip[], orc_unwind[],
+ * orc_lookup[]): a lookup reads kernel memory only, a bounded number of
+ * entries. Built once per section from a copy of its data, and then
+ * independent of it and of where the text is mapped.
+ */
+struct sframe_rules {
+	u32				text_size;
+	u32				nr_rows;
+	u32				nr_rules;
+	u32				nr_funcs;
+	u32				nr_blocks;
+	u8				block_shift;
+	const u32			*pc;
+	const u16			*rule;
+	const struct unwind_user_frame	*rules;
+	const u32			*blocks;
+	const u32			*funcs;
+};
+
+/* Rows of a block of a table scanned, not searched, at most. */
+#define SFRAME_ROW_SCAN				4
+
+/**
+ * sframe_rules_row() - the rule of the row a text offset is in
+ * @r:		a table
+ * @off:	offset in the table's text, below @r->text_size
+ *
+ * The rule of the last row that starts at or below @off, among the rows
+ * of its block of text: by a scan if they are few, else by binary search.
+ * Inline: a walk makes one lookup per frame.
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: the row's entry in @r->rule, %SFRAME_RULE_NONE if no row starts
+ * at or below @off.
+ */
+static __always_inline u16 sframe_rules_row(const struct sframe_rules *r,
+					    unsigned long off)
+{
+	u32 lo = r->blocks[off >> r->block_shift];
+	u32 hi = r->blocks[(off >> r->block_shift) + 1];
+
+	/* The number of rows at or below @off is in [lo, hi]. */
+	while (hi - lo > SFRAME_ROW_SCAN) {
+		u32 mid = hi - (hi - lo) / 2;
+
+		if (r->pc[mid - 1] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	/* @pc[hi] is above @off: a row of the next block, or the end. */
+	while (r->pc[lo] <= off)
+		lo++;
+	return lo ? r->rule[lo - 1] : SFRAME_RULE_NONE;
+}
+
+/**
+ * sframe_rules_lookup() - the rule for a text offset
+ * @r:		a table
+ * @off:	offset in the table's text
+ *
+ * Context: any context, including NMI; the caller keeps @r alive.
+ * Return: the rule, in @r, or NULL if no function describes @off.
+ */
+static __always_inline const struct unwind_user_frame *
+sframe_rules_lookup(const struct sframe_rules *r, unsigned long off)
+{
+	u16 idx;
+
+	if (off >= r->text_size)
+		return NULL;
+	idx = sframe_rules_row(r, off);
+	if (idx == SFRAME_RULE_NONE)
+		return NULL;
+	return &r->rules[idx & ~SFRAME_RULE_GENERAL];
+}
+
+/*
+ * The rule for @ip in the range @hint holds, which covers it: 0 and
+ * *@frame, -ENOENT if no function describes @ip, -ENOMEM if the section
+ * has no table.
+ */
+static __always_inline int
+sframe_hint_lookup(const struct sframe_hint *hint, unsigned long ip,
+		   const struct unwind_user_frame **frame)
+{
+	if (unlikely(!hint->rules))
+		return hint->err;
+	*frame = sframe_rules_lookup(hint->rules, ip - hint->base);
+	return *frame ? 0 : -ENOENT;
+}
+
+/**
+ * struct sframe_table - one .sframe section, as the decoder reads it
+ * @sec_start:	address of the section
+ * @sec_end:	end of the section (exclusive)
+ * @fdes_start:	address of the function descriptor table
+ * @fres_start:	address of the frame row entry sub-section
+ * @fres_end:	end of the frame row entries (exclusive)
+ * @text_start:	first text address the section may describe, in the
+ *		section's address space
+ * @text_end:	end of the text it may describe (exclusive)
+ * @num_fdes:	number of function descriptors
+ * @num_fres:	number of frame row entries of all functions together
+ * @version:	format version (1, 2 or 3)
+ * @flags:	header flags
+ * @abi:	ABI/architecture identifier
+ * @fde_size:	size of one function descriptor for @version
+ * @fixed_fp_off: FP save slot relative to the CFA for every frame, or 0
+ * @fixed_ra_off: RA save slot relative to the CFA for every frame, or 0
+ * @rules:	the section's decoded rules, for sframe_find(), or NULL
+ *
+ * Every value is computed from the section header once. The section is a
+ * copy in memory (the kernel reads it from the page cache), and addresses
+ * are in that copy's address space: the text is placed relative to the
+ * copy as the ELF file places it relative to the section.
+ */
+struct sframe_table {
+	unsigned long	sec_start;
+	unsigned long	sec_end;
+	unsigned long	fdes_start;
+	unsigned long	fres_start;
+	unsigned long	fres_end;
+	unsigned long	text_start;
+	unsigned long	text_end;
+	u32		num_fdes;
+	u32		num_fres;
+	u8		version;
+	u8		flags;
+	u8		abi;
+	u8		fde_size;
+	s8		fixed_fp_off;
+	s8		fixed_ra_off;
+	const struct sframe_rules *rules;
+};
+
+/**
+ * struct sframe_build - a section's validation, and the table it builds
+ * @next_fde:	the next function descriptor to check
+ * @fres:	rows of the descriptors checked so far
+ * @asked:	rows put in the table so far, merged ones included
+ * @pc:		where to put the rows' starts, @max_rows of them, or NULL:
+ *		validate only
+ * @rule:	where to put the rows' rule indexes, @max_rows of them
+ * @nr_rows:	rows put there so far
+ * @max_rows:	room at @pc and @rule: sframe_table_rows(), at most
+ *		sframe_max_rows()
+ * @rules:	where to put the distinct rules, as many as @max_rows but at
+ *		most %SFRAME_RULES_MAX
+ * @nr_rules:	distinct rules put there so far
+ * @hash:	a hash table of @rules, 1 << @hash_bits entries, zeroed
+ * @hash_bits:	see @hash, sframe_hash_bits() of @max_rows
+ * @funcs:	where to put the function starts, num_fdes of them
+ * @nr_funcs:	function starts put there so far
+ * @rows_end:	end of the last function, from the text start
+ */
+struct sframe_build {
+	u32		next_fde;
+	u64		fres;
+	u64		asked;
+	u32		*pc;
+	u16		*rule;
+	u32		nr_rows;
+	u32		max_rows;
+	struct unwind_user_frame *rules;
+	u32		nr_rules;
+	u16		*hash;
+	u8		hash_bits;
+	u32		*funcs;
+	u32		nr_funcs;
+	u32		rows_end;
+};
+
+u32 sframe_max_rows(const struct sframe_table *tbl);
+u8 sframe_hash_bits(u32 rows);
+int sframe_table_init(struct sframe_table *tbl, const void *hdr,
+		      size_t hdr_len, unsigned long sec_start,
+		      unsigned long sec_size, unsigned long text_start,
+		      unsigned long text_end, u8 abi);
+int sframe_table_rows(const struct sframe_table *tbl, u32 *rows);
+int sframe_table_build(const struct sframe_table *tbl,
+		       struct sframe_build *b);
+int sframe_table_validate(const struct sframe_table *tbl);
+size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
+			 u8 *block_shift);
+void sframe_rules_fill(struct sframe_rules *r, void *mem,
+		       const struct sframe_table *tbl,
+		       const struct sframe_build *b, u32 nr_blocks,
+		       u8 block_shift);
+int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
+		      struct unwind_user_frame *frame);
+int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
+		      unsigned long *start);
+int sframe_find(const struct sframe_table *tbl, unsigned long ip,
+		struct unwind_user_frame *frame);
+
+#ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
+
+bool sframe_enabled(void);
+int sframe_hint_user(unsigned long ip, struct sframe_hint *hint);
+bool sframe_possible_user(void);
+bool sframe_text_user(unsigned long ip);
+int sframe_func_start_user(unsigned long ip, unsigned long *start);
+
+/**
+ * sframe_find_user() - look up the SFrame rule for a user address
+ * @ip:		user instruction pointer of the current task
+ * @frame:	set to the rule on success, valid as long as @hint
+ * @hint:	the section the walk found last, updated: zeroed at the
+ *		start of the walk
+ *
+ * Looks @ip up in the table of the section in @hint when @ip is in its
+ * range, else in that of the section the task's registrations have for
+ * it (sframe_hint_user()). Reads kernel memory only.
+ *
+ * Context: any context, including NMI, under rcu_read_lock() held since
+ * @hint was zeroed. Takes no locks and does not fault.
+ * Return: 0 on success; -ENOENT if no section describes @ip; -ENOMEM if
+ * the section describing @ip has no table.
+ * -EAGAIN if the task's text was not looked at yet (it is before the task
+ * returns to user space).
+ */
+static __always_inline int
+sframe_find_user(unsigned long ip, const struct unwind_user_frame **frame,
+		 struct sframe_hint *hint)
+{
+	if (unlikely(ip - hint->start >= hint->size)) {
+		int ret = sframe_hint_user(ip, hint);
+
+		if (ret)
+			return ret;
+	}
+	return sframe_hint_lookup(hint, ip, frame);
+}
+
+#else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
+
+static inline bool sframe_enabled(void)
+{
+	return false;
+}
+
+static inline int sframe_find_user(unsigned long ip,
+				   const struct unwind_user_frame **frame,
+				   struct sframe_hint *hint)
+{
+	return -ENOENT;
+}
+
+static inline bool sframe_possible_user(void)
+{
+	return false;
+}
+
+static inline bool sframe_text_user(unsigned long ip)
+{
+	return false;
+}
+
+static inline int sframe_func_start_user(unsigned long ip,
+					 unsigned long *start)
+{
+	return -ENOENT;
+}
+
+#endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
+
+#endif /* _KERNEL_UNWIND_SFRAME_TABLE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Oracle test of harness/ehtest/eh_frame.c: for each ELF file, convert its
+ * Oracle test of kernel/unwind/eh_frame.c: for each ELF file, convert its
  * .eh_frame with eh_frame_convert() and compare every row of every FDE
  * with what GNU readelf computes (readelf -wN --debug-dump=frames-interp),
  * the DWARF expressions and DW_CFA_undefined rules taken from

@@ -307,7 +307,8 @@ int kt_validate(struct ktable *kt)
 		if (!kt->rules_mem) {
 			ret = -ENOMEM;
 		} else {
-			sframe_rules_fill(&kt->rules, kt->rules_mem, &kt->tbl,
+			sframe_rules_fill(&kt->rules, kt->rules_mem,
+					  kt->tbl.text_end - kt->tbl.text_start,
 					  &b, nr_blocks, shift);
 			kt->tbl.rules = &kt->rules;
 			kt->built = true;

@@ -405,7 +405,8 @@ static int build(struct sframe_table *t, const uint8_t *buf, size_t size,
 
 		*mem = malloc(len ? len : 1);
 		if (*mem) {
-			sframe_rules_fill(r, *mem, t, &b, nr_blocks, shift);
+			sframe_rules_fill(r, *mem, t->text_end - t->text_start,
+					  &b, nr_blocks, shift);
 			t->rules = r;
 			if (b.nr_rows > b.max_rows || b.asked > b.max_rows ||
 			    b.nr_rules > SFRAME_RULES_MAX)

@@ -1047,6 +1047,62 @@ int sframe_table_build(const struct sframe_table *tbl,
 }
 
 /**
+ * sframe_build_func() - start a function of a table built from rows
+ * @b:		the build, with room for its rows and functions
+ * @start:	the function's first text offset
+ * @end:	the text offset after it, above @start
+ *
+ * For tables converted from other unwinding data than a .sframe section:
+ * functions come in increasing order and do not overlap, and the rows of
+ * each (sframe_build_row()) follow it. Text between two functions has no
+ * rule.
+ *
+ * Return: 0, or -E2BIG if the build has no room left.
+ */
+int sframe_build_func(struct sframe_build *b, u32 start, u32 end)
+{
+	int ret;
+
+	if (b->nr_funcs >= b->max_funcs)
+		return -E2BIG;
+	if (b->nr_funcs && start > b->rows_end) {
+		ret = sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);
+		if (ret)
+			return ret;
+	}
+	b->rows_end = end;
+	b->funcs[b->nr_funcs++] = start;
+	return 0;
+}
+
+/**
+ * sframe_build_row() - put a row of the current function in a table
+ * @b:		the build
+ * @pc:		the row's first text offset, in the function started last
+ * @frame:	the row's rule, made from a zeroed struct
+ *
+ * Return: 0, -E2BIG if the build has no room left for the row or its rule.
+ */
+int sframe_build_row(struct sframe_build *b, u32 pc,
+		     const struct unwind_user_frame *frame)
+{
+	return sframe_row_add_rule(b, pc, frame);
+}
+
+/**
+ * sframe_build_end() - end a table built with sframe_build_func()
+ * @b:		the build
+ *
+ * Return: 0, or -E2BIG if the build has no room left.
+ */
+int sframe_build_end(struct sframe_build *b)
+{
+	if (!b->nr_funcs)
+		return 0;
+	return sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);
+}
+
+/**
  * sframe_table_validate() - check a whole section
  * @tbl:	a table set up by sframe_table_init()
  *
@@ -1107,13 +1163,13 @@ static bool sframe_rule_usual(const struct unwind_user_frame *frame)
  * sframe_rules_fill() - copy the table a build left to its final place
  * @r:		the table to set up
  * @mem:	sframe_rules_size() bytes, 4-byte aligned
- * @tbl:	the section built
- * @b:		a successful sframe_table_build() of @tbl with a table
+ * @text_size:	size of the text the table describes, from its start
+ * @b:		a successful sframe_table_build() with a table, or a build
+ *		ended by sframe_build_end()
  * @nr_blocks:	from sframe_rules_size()
  * @block_shift: from sframe_rules_size()
  */
-void sframe_rules_fill(struct sframe_rules *r, void *mem,
-		       const struct sframe_table *tbl,
+void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		       const struct sframe_build *b, u32 nr_blocks,
 		       u8 block_shift)
 {
@@ -1143,8 +1199,7 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem,
 	 * The last row has no rule (sframe_table_build()): text above the
 	 * last block has none either, and a lookup needs no other bound.
 	 */
-	r->text_size = min_t(u64, tbl->text_end - tbl->text_start,
-			     (u64)nr_blocks << block_shift);
+	r->text_size = min_t(u64, text_size, (u64)nr_blocks << block_shift);
 	r->nr_rows = b->nr_rows;
 	r->nr_rules = b->nr_rules;
 	r->nr_funcs = b->nr_funcs;

@@ -216,7 +216,8 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	mem = kunit_kzalloc(test, sframe_rules_size(&b, &nr_blocks, &shift) + 4,
 			    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
-	sframe_rules_fill(r, mem, tbl, &b, nr_blocks, shift);
+	sframe_rules_fill(r, mem, tbl->text_end - tbl->text_start, &b,
+			  nr_blocks, shift);
 	tbl->rules = r;
 	return 0;
 }

@@ -53,6 +53,7 @@
 
 #include <asm/unwind_user.h>
 
+#include "eh_frame.h"
 #include "sframe.h"
 #include "sframe_table.h"
 
@@ -157,6 +158,8 @@ enum sframe_stat {
 	SFRAME_STAT_DISCOVERIES,
 	SFRAME_STAT_TABLES,
 	SFRAME_STAT_TABLE_BYTES,
+	SFRAME_STAT_EH_FRAME_CONVERTED,
+	SFRAME_STAT_EH_FRAME_STOPS,
 	SFRAME_STAT_NR
 };
 
@@ -168,6 +171,8 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_DISCOVERIES]	= "discoveries",
 	[SFRAME_STAT_TABLES]		= "tables",
 	[SFRAME_STAT_TABLE_BYTES]	= "table_bytes",
+	[SFRAME_STAT_EH_FRAME_CONVERTED] = "eh_frame_converted",
+	[SFRAME_STAT_EH_FRAME_STOPS]	= "eh_frame_stop_rows",
 };
 
 static atomic_long_t sframe_stats[SFRAME_STAT_NR];
@@ -364,6 +369,59 @@ static int sframe_file_read(struct file *file, void *buf, size_t len,
 	return 0;
 }
 
+/* Room for a table of @max_rows rows and @max_funcs functions. */
+static int sframe_build_alloc(struct sframe_build *b, u32 max_rows,
+			      u32 max_funcs)
+{
+	b->max_rows = max_rows;
+	b->max_funcs = max_funcs;
+	b->hash_bits = sframe_hash_bits(max_rows);
+	b->pc = kvmalloc_array(max_rows, sizeof(*b->pc), GFP_KERNEL_ACCOUNT);
+	b->rule = kvmalloc_array(max_rows, sizeof(*b->rule),
+				 GFP_KERNEL_ACCOUNT);
+	b->rules = kvmalloc_array(min_t(u32, max_rows, SFRAME_RULES_MAX),
+				  sizeof(*b->rules), GFP_KERNEL_ACCOUNT);
+	b->hash = kvcalloc(1U << b->hash_bits, sizeof(*b->hash),
+			   GFP_KERNEL_ACCOUNT);
+	b->funcs = kvmalloc_array(max_t(u32, max_funcs, 1), sizeof(*b->funcs),
+				  GFP_KERNEL_ACCOUNT);
+	if (!b->pc || !b->rule || !b->rules || !b->hash || !b->funcs)
+		return -ENOMEM;
+	return 0;
+}
+
+static void sframe_build_free(struct sframe_build *b)
+{
+	kvfree(b->pc);
+	kvfree(b->rule);
+	kvfree(b->rules);
+	kvfree(b->hash);
+	kvfree(b->funcs);
+}
+
+/* The shared table, for @key, of what the build @b left. */
+static int sframe_shared_new(const struct sframe_build *b,
+			     const struct sframe_file_key *key,
+			     u64 text_size, struct sframe_shared **tp)
+{
+	struct sframe_shared *t;
+	u32 nr_blocks;
+	size_t size;
+	u8 shift;
+
+	size = sframe_rules_size(b, &nr_blocks, &shift);
+	size = size_add(size, sizeof(*t));
+	t = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return -ENOMEM;
+	t->key = *key;
+	refcount_set(&t->ref, 1);
+	t->size = size;
+	sframe_rules_fill(&t->rules, t + 1, text_size, b, nr_blocks, shift);
+	*tp = t;
+	return 0;
+}
+
 /*
  * Build the table of the section @data, @key->len bytes long: validate it
  * and decode its rules. The text is placed relative to the copy as the
@@ -376,10 +434,7 @@ static int sframe_shared_build(const void *data,
 	unsigned long sec = (unsigned long)data;
 	struct sframe_build b = {};
 	struct sframe_table tbl;
-	struct sframe_shared *t;
-	u32 nr_blocks;
-	size_t size;
-	u8 shift;
+	u32 max_rows;
 	int ret;
 
 	ret = sframe_table_init(&tbl, data, key->len, sec, key->len,
@@ -389,44 +444,11 @@ static int sframe_shared_build(const void *data,
 	if (ret)
 		return ret;
 	/* Room for the rows the descriptors say, bounded by the section. */
-	ret = sframe_table_rows(&tbl, &b.max_rows);
-	if (ret)
-		return ret;
-	b.hash_bits = sframe_hash_bits(b.max_rows);
-	b.pc = kvmalloc_array(b.max_rows, sizeof(*b.pc), GFP_KERNEL_ACCOUNT);
-	b.rule = kvmalloc_array(b.max_rows, sizeof(*b.rule),
-				GFP_KERNEL_ACCOUNT);
-	b.rules = kvmalloc_array(min_t(u32, b.max_rows, SFRAME_RULES_MAX),
-				 sizeof(*b.rules), GFP_KERNEL_ACCOUNT);
-	b.hash = kvcalloc(1U << b.hash_bits, sizeof(*b.hash),
-			  GFP_KERNEL_ACCOUNT);
-	b.funcs = kvmalloc_array(max_t(u32, tbl.num_fdes, 1), sizeof(*b.funcs),
-				 GFP_KERNEL_ACCOUNT);
-	ret = -ENOMEM;
-	if (!b.pc || !b.rule || !b.rules || !b.hash || !b.funcs)
-		goto out;
-
-	ret = sframe_table_build(&tbl, &b);
-	if (ret)
-		goto out;
-	size = sframe_rules_size(&b, &nr_blocks, &shift);
-	size = size_add(size, sizeof(*t));
-	t = kvmalloc(size, GFP_KERNEL_ACCOUNT);
-	ret = -ENOMEM;
-	if (!t)
-		goto out;
-	t->key = *key;
-	refcount_set(&t->ref, 1);
-	t->size = size;
-	sframe_rules_fill(&t->rules, t + 1, &tbl, &b, nr_blocks, shift);
-	*tp = t;
-	ret = 0;
-out:
-	kvfree(b.pc);
-	kvfree(b.rule);
-	kvfree(b.rules);
-	kvfree(b.hash);
-	kvfree(b.funcs);
+	ret = sframe_table_rows(&tbl, &max_rows) ?:
+	      sframe_build_alloc(&b, max_rows, tbl.num_fdes) ?:
+	      sframe_table_build(&tbl, &b) ?:
+	      sframe_shared_new(&b, key, tbl.text_end - tbl.text_start, tp);
+	sframe_build_free(&b);
 	return ret;
 }
 
@@ -464,6 +486,192 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 	return 0;
 }
 
+#ifdef CONFIG_UNWIND_USER_EH_FRAME
+
+/* The most rows a table converted from .eh_frame may have. */
+#define SFRAME_EH_MAX_ROWS		BIT(24)
+
+/* What a first pass over .eh_frame counts: the room its table needs. */
+struct sframe_eh_count {
+	u64	rows;
+	u32	funcs;
+};
+
+static int sframe_eh_count_func(void *ctx, u64 start, u64 end)
+{
+	struct sframe_eh_count *c = ctx;
+
+	/* A row without rule may close the gap before the function. */
+	c->funcs++;
+	c->rows++;
+	return 0;
+}
+
+static int sframe_eh_count_row(void *ctx, u64 pc,
+			       const struct unwind_user_frame *frame)
+{
+	struct sframe_eh_count *c = ctx;
+
+	c->rows++;
+	return 0;
+}
+
+/* The second pass: the rows, into a table of text offsets from @lo. */
+struct sframe_eh_put {
+	struct sframe_build	*b;
+	u64			lo;
+};
+
+static int sframe_eh_put_func(void *ctx, u64 start, u64 end)
+{
+	struct sframe_eh_put *p = ctx;
+
+	return sframe_build_func(p->b, start - p->lo, end - p->lo);
+}
+
+static int sframe_eh_put_row(void *ctx, u64 pc,
+			     const struct unwind_user_frame *frame)
+{
+	/* A rule the table cannot hold ends the walk there: no guess. */
+	static const struct unwind_user_frame stop = { .outermost = true };
+	struct sframe_eh_put *p = ctx;
+
+	return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
+}
+
+/*
+ * Convert the .eh_frame that @in describes into a table for @key: a first
+ * pass counts its rows and functions, the second puts them in the table.
+ */
+static int sframe_eh_build(const struct eh_frame_input *in,
+			   const struct sframe_file_key *key,
+			   struct sframe_shared **tp)
+{
+	struct sframe_eh_count count = {};
+	struct eh_frame_sink sink = {
+		.func = sframe_eh_count_func,
+		.row = sframe_eh_count_row,
+		.ctx = &count,
+	};
+	struct sframe_build b = {};
+	struct sframe_eh_put put = { .b = &b, .lo = in->text_start };
+	struct eh_frame_stats stats;
+	int ret;
+
+	ret = eh_frame_convert(in, &sink, &stats);
+	if (ret)
+		return ret;
+	/* and the row closing the last function */
+	if (count.rows + 1 > SFRAME_EH_MAX_ROWS)
+		return -E2BIG;
+	sink.func = sframe_eh_put_func;
+	sink.row = sframe_eh_put_row;
+	sink.ctx = &put;
+	ret = sframe_build_alloc(&b, count.rows + 1, count.funcs) ?:
+	      eh_frame_convert(in, &sink, &stats) ?:
+	      sframe_build_end(&b) ?:
+	      sframe_shared_new(&b, key, in->text_end - in->text_start, tp);
+	sframe_build_free(&b);
+	if (!ret)
+		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
+	return ret;
+}
+
+/*
+ * The table of the .eh_frame of @file that its PT_GNU_EH_FRAME segment
+ * @ph (.eh_frame_hdr) indexes, for the text [@lo, @hi) of the file's
+ * address space: one in use, shared, or a new one, converted from copies
+ * of both sections read from the page cache. .eh_frame is read from
+ * where .eh_frame_hdr says it starts to the end of the read-only segment
+ * that holds it: its FDEs are found through the index.
+ */
+static int sframe_eh_shared_get(struct file *file,
+				const struct elf64_phdr *phdrs,
+				unsigned int phnum, const struct elf64_phdr *ph,
+				u64 lo, u64 hi,
+				const struct sframe_file_key *key,
+				struct sframe_shared **tp)
+{
+	struct eh_frame_input in = {
+		.hdr_size = ph->p_filesz,
+		.hdr_addr = ph->p_vaddr,
+		.text_start = lo,
+		.text_end = hi,
+		.arch = ARCH_SFRAME_ELF_MACHINE,
+	};
+	const struct elf64_phdr *load = NULL;
+	struct sframe_shared *t;
+	void *hdr, *eh = NULL;
+	unsigned int i;
+	s32 rel;
+	int ret;
+
+	t = sframe_shared_find(key);
+	if (t) {
+		sframe_stat_inc(SFRAME_STAT_VALIDATION_SHARED);
+		*tp = t;
+		return 0;
+	}
+	if (ph->p_filesz < 8 || ph->p_filesz > SFRAME_MAX_SECTION_SIZE ||
+	    hi - lo > U32_MAX)
+		return -EINVAL;
+	hdr = kvmalloc(ph->p_filesz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!hdr)
+		return -ENOMEM;
+	ret = sframe_file_read(file, hdr, ph->p_filesz, ph->p_offset);
+	if (ret)
+		goto out;
+
+	/* eh_frame_ptr, pc-relative sdata4: eh_frame_convert() checks it. */
+	memcpy(&rel, hdr + 4, sizeof(rel));
+	in.eh_addr = ph->p_vaddr + 4 + rel;
+	for (i = 0; i < phnum; i++) {
+		if (phdrs[i].p_type == PT_LOAD && !(phdrs[i].p_flags & PF_W) &&
+		    in.eh_addr >= phdrs[i].p_vaddr &&
+		    in.eh_addr - phdrs[i].p_vaddr < phdrs[i].p_filesz)
+			load = &phdrs[i];
+	}
+	ret = -EINVAL;
+	if (!load)
+		goto out;
+	in.eh_size = min_t(u64, load->p_vaddr + load->p_filesz - in.eh_addr,
+			   SFRAME_MAX_SECTION_SIZE);
+	eh = kvmalloc(in.eh_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ret = -ENOMEM;
+	if (!eh)
+		goto out;
+	ret = sframe_file_read(file, eh, in.eh_size,
+			       load->p_offset + (in.eh_addr - load->p_vaddr));
+	if (ret)
+		goto out;
+	in.hdr = hdr;
+	in.eh = eh;
+	ret = sframe_eh_build(&in, key, &t);
+	if (ret)
+		goto out;
+	sframe_stat_inc(SFRAME_STAT_VALIDATED);
+	sframe_stat_inc(SFRAME_STAT_EH_FRAME_CONVERTED);
+	*tp = sframe_shared_add(t);
+out:
+	kvfree(eh);
+	kvfree(hdr);
+	return ret;
+}
+
+#else /* !CONFIG_UNWIND_USER_EH_FRAME */
+
+static int sframe_eh_shared_get(struct file *file,
+				const struct elf64_phdr *phdrs,
+				unsigned int phnum, const struct elf64_phdr *ph,
+				u64 lo, u64 hi,
+				const struct sframe_file_key *key,
+				struct sframe_shared **tp)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_UNWIND_USER_EH_FRAME */
+
 /* Is [start, start + size) inside a read-only PT_LOAD segment? */
 static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
 				    unsigned int phnum, u64 start, u64 size)
@@ -495,6 +703,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 			 unsigned long *start, unsigned long *end)
 {
 	const struct elf64_phdr *sframe = NULL, *text = NULL;
+	const struct elf64_phdr *eh = NULL;
 	unsigned long bias, text_start, text_end;
 	u64 off = (u64)pgoff << PAGE_SHIFT, lo = U64_MAX, hi = 0;
 	struct sframe_shared *shared = NULL;
@@ -529,6 +738,8 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 
 		if (ph->p_type == PT_GNU_SFRAME)
 			sframe = ph;
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh = ph;
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		/* Every executable segment the section may describe. */
@@ -541,7 +752,10 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 		    off < ph->p_offset + ph->p_filesz)
 			text = ph;
 	}
-	if (!sframe || !text)
+	/* .eh_frame only where there is no .sframe */
+	if (sframe || !sframe_eh_frame_enabled())
+		eh = NULL;
+	if ((!sframe && !eh) || !text)
 		goto out;
 
 	/* The load bias that puts file offset @off at @addr. */
@@ -551,6 +765,26 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 		       (unsigned long)(bias + text->p_vaddr + text->p_memsz));
 	if (text_start >= text_end)
 		goto out;
+
+	if (eh) {
+		sframe_file_key(&key, d_real_inode(file->f_path.dentry), eh,
+				eh->p_vaddr - lo, hi - lo);
+		ret = sframe_eh_shared_get(file, phdrs, ehdr.e_phnum, eh, lo, hi,
+					   &key, &shared);
+		if (ret == -E2BIG || ret == -ENOMEM) {
+			pr_warn_ratelimited("%s[%d]: %pD: no table for .eh_frame (%d), its frames end call chains\n",
+					    current->comm, task_pid_nr(current),
+					    file, ret);
+		} else if (ret) {
+			if (ret != -EINTR)
+				pr_warn_ratelimited("%s[%d]: %pD: .eh_frame not converted (%d), ignored\n",
+						    current->comm,
+						    task_pid_nr(current), file,
+						    ret);
+			goto out;
+		}
+		goto add;
+	}
 
 	ret = -EINVAL;
 	if (sframe->p_filesz != sframe->p_memsz ||
@@ -576,6 +810,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	else if (ret)
 		goto bad;
 
+add:
 	sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
 	if (!sec) {
 		sframe_shared_put(shared);

@@ -203,7 +203,9 @@ struct sframe_table {
  * @hash:	a hash table of @rules, 1 << @hash_bits entries, zeroed
  * @hash_bits:	see @hash, sframe_hash_bits() of @max_rows
  * @funcs:	where to put the function starts, num_fdes of them
+ *		(@max_funcs with sframe_build_func())
  * @nr_funcs:	function starts put there so far
+ * @max_funcs:	room at @funcs, for sframe_build_func()
  * @rows_end:	end of the last function, from the text start
  */
 struct sframe_build {
@@ -220,6 +222,7 @@ struct sframe_build {
 	u8		hash_bits;
 	u32		*funcs;
 	u32		nr_funcs;
+	u32		max_funcs;
 	u32		rows_end;
 };
 
@@ -235,10 +238,13 @@ int sframe_table_build(const struct sframe_table *tbl,
 int sframe_table_validate(const struct sframe_table *tbl);
 size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 			 u8 *block_shift);
-void sframe_rules_fill(struct sframe_rules *r, void *mem,
-		       const struct sframe_table *tbl,
+void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		       const struct sframe_build *b, u32 nr_blocks,
 		       u8 block_shift);
+int sframe_build_func(struct sframe_build *b, u32 start, u32 end);
+int sframe_build_row(struct sframe_build *b, u32 pc,
+		     const struct unwind_user_frame *frame);
+int sframe_build_end(struct sframe_build *b);
 int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
 		      struct unwind_user_frame *frame);
 int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
@@ -249,6 +255,7 @@ int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
 bool sframe_enabled(void);
+bool sframe_eh_frame_enabled(void);
 int sframe_hint_user(unsigned long ip, struct sframe_hint *hint);
 bool sframe_possible_user(void);
 bool sframe_text_user(unsigned long ip);

@@ -75,6 +75,7 @@ static int unwind_user_read(unsigned long addr, unsigned long *val)
 
 static int sysctl_unwind_user_sframe __read_mostly = 1;
 static int sysctl_unwind_user_recover __read_mostly;
+static int sysctl_unwind_user_eh_frame __read_mostly = 1;
 
 static struct ctl_table unwind_user_sysctls[] = {
 	{
@@ -95,6 +96,17 @@ static struct ctl_table unwind_user_sysctls[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
+#ifdef CONFIG_UNWIND_USER_EH_FRAME
+	{
+		.procname	= "unwind_user_eh_frame",
+		.data		= &sysctl_unwind_user_eh_frame,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+#endif
 };
 
 static int __init unwind_user_sysctl_init(void)
@@ -115,6 +127,21 @@ late_initcall(unwind_user_sysctl_init);
 bool sframe_enabled(void)
 {
 	return READ_ONCE(sysctl_unwind_user_sframe);
+}
+
+/**
+ * sframe_eh_frame_enabled() - may files without SFrame data get a table
+ * converted from their .eh_frame?
+ *
+ * The value of sysctl kernel.unwind_user_eh_frame. While it is 0, files
+ * mapped meanwhile are not converted.
+ *
+ * Return: true if .eh_frame is converted.
+ */
+bool sframe_eh_frame_enabled(void)
+{
+	return IS_ENABLED(CONFIG_UNWIND_USER_EH_FRAME) &&
+	       READ_ONCE(sysctl_unwind_user_eh_frame);
 }
 
 static int unwind_user_find(struct unwind_user_state *state, unsigned long ip,

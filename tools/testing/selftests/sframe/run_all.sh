@@ -12,12 +12,19 @@
 
 cd "$(dirname "$0")" || exit 1
 
-TESTS=${*:-"unwind_basic unwind_static unwind_pie_dso unwind_fork \
-unwind_threads unwind_exec unwind_nosframe unwind_switch_off unwind_pac \
-unwind_dlopen unwind_registry unwind_coldstart unwind_discovery \
-unwind_hostile unwind_uretprobe unwind_libc unwind_signal unwind_consumers"}
-# built only with an assembler that writes SFrame version 3 (see Makefile)
-[ $# -eq 0 ] && [ -x ./unwind_v3 ] && TESTS="$TESTS unwind_v3"
+if [ $# -eq 0 ]; then
+	set -- unwind_basic unwind_static unwind_pie_dso unwind_fork
+	set -- "$@" unwind_threads unwind_exec unwind_nosframe unwind_switch_off
+	set -- "$@" unwind_pac
+	set -- "$@" unwind_dlopen unwind_registry unwind_coldstart
+	set -- "$@" unwind_discovery
+	set -- "$@" unwind_hostile
+	set -- "$@" unwind_uretprobe unwind_libc unwind_signal unwind_eh_frame
+	set -- "$@" unwind_consumers
+	# built only with an assembler that writes SFrame version 3 (see Makefile)
+	[ -x ./unwind_v3 ] && set -- "$@" unwind_v3
+fi
+TESTS=$*
 TIMEOUT=${TIMEOUT:-120}
 rcfile=${TMPDIR:-/tmp}/sframe-selftest.$$.rc
 logfile=${TMPDIR:-/tmp}/sframe-selftest.$$.log

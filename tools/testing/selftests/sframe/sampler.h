@@ -44,6 +44,7 @@
 
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
 #define RECOVER_SYSCTL		"/proc/sys/kernel/unwind_user_recover"
+#define EH_FRAME_SYSCTL		"/proc/sys/kernel/unwind_user_eh_frame"
 #define UNWIND_COMPLETE_PCT	95
 
 /* Frames kept per sample: enough for the expected chains plus context. */

@@ -3,11 +3,12 @@
  * Samples that land in the C library, which has no SFrame data here, keep
  * their callers: main -> lc_a -> lc_work -> memcpy/strlen (a leaf in libc),
  * and main -> lc_a -> lc_work -> qsort -> ... -> lc_cmp (a callback of the
- * program called from libc).  With kernel.unwind_user_recover=1 the chains
- * must be complete; with 0 none may be: the walk then stops at the first
- * frame in libc, or goes on with a frame pointer that does not lead to
- * lc_work.
- * The sysctl is restored afterwards.
+ * program called from libc).  The chains must be complete when libc's
+ * .eh_frame is converted (kernel.unwind_user_eh_frame=1), and when it is
+ * not but the recovery of callers is on (kernel.unwind_user_recover=1);
+ * with neither, none may be: the walk then stops at the first frame in
+ * libc, or goes on with a frame pointer that does not lead to lc_work.
+ * The sysctls are restored afterwards.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -149,37 +150,43 @@ out:
 
 FIXTURE(libc) {
 	int saved;
+	int saved_eh;
 };
 
 FIXTURE_VARIANT(libc) {
 	const char *mode;
+	int eh_frame;
 	int recover;
 };
 
-FIXTURE_VARIANT_ADD(libc, memcpy) { .mode = "memcpy", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, strlen) { .mode = "strlen", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, qsort) { .mode = "qsort", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, memcpy_off) { .mode = "memcpy", .recover = 0 };
-FIXTURE_VARIANT_ADD(libc, strlen_off) { .mode = "strlen", .recover = 0 };
-FIXTURE_VARIANT_ADD(libc, qsort_off) { .mode = "qsort", .recover = 0 };
+FIXTURE_VARIANT_ADD(libc, memcpy) { .mode = "memcpy", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(libc, strlen) { .mode = "strlen", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(libc, qsort) { .mode = "qsort", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(libc, memcpy_recover) { .mode = "memcpy", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, strlen_recover) { .mode = "strlen", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, qsort_recover) { .mode = "qsort", .recover = 1 };
+FIXTURE_VARIANT_ADD(libc, memcpy_off) { .mode = "memcpy" };
+FIXTURE_VARIANT_ADD(libc, strlen_off) { .mode = "strlen" };
+FIXTURE_VARIANT_ADD(libc, qsort_off) { .mode = "qsort" };
 
 FIXTURE_SETUP(libc)
 {
-	int ret;
-
 	self->saved = sysctl_int_read(RECOVER_SYSCTL);
+	self->saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
 	ASSERT_LE(0, self->saved);
-	ret = sysctl_int_write(RECOVER_SYSCTL, variant->recover);
-	if (ret)
-		self->saved = -1;
-	ASSERT_EQ(0, ret);
-	diag("%s: %d -> %d\n", RECOVER_SYSCTL, self->saved, variant->recover);
+	ASSERT_LE(0, self->saved_eh);
+	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, variant->recover));
+	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, variant->eh_frame));
+	diag("%s: %d, %s: %d\n", EH_FRAME_SYSCTL, variant->eh_frame,
+	     RECOVER_SYSCTL, variant->recover);
 }
 
 FIXTURE_TEARDOWN(libc)
 {
 	if (self->saved >= 0)
 		EXPECT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, self->saved));
+	if (self->saved_eh >= 0)
+		EXPECT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, self->saved_eh));
 }
 
 TEST_F(libc, chain)
@@ -207,9 +214,9 @@ TEST_F(libc, chain)
 	chain_report(variant->mode, &w.s, &f, c->expect, c->depth, &o, &st);
 	wl_cleanup(&w);
 	ASSERT_GE(st.leaf, o.min_leaf);
-	/* on: complete chains; off: not one */
-	ASSERT_TRUE(variant->recover ? chain_is_complete(&st, &o) :
-		    !st.complete);
+	/* .eh_frame or the recovery: complete chains; neither: not one */
+	ASSERT_TRUE(variant->eh_frame || variant->recover ?
+		    chain_is_complete(&st, &o) : !st.complete);
 }
 
 int main(int argc, char **argv)

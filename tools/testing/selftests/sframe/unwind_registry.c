@@ -670,6 +670,7 @@ TEST_F_TIMEOUT(registry, memcg_charged, 900)
 	char lib[PATH_MAX];
 	struct text_file plain;
 	long long with, without;
+	int saved_eh;
 
 	if (access(CGROOT "/cgroup.controllers", F_OK))
 		mount("none", CGROOT, "cgroup2", 0, NULL);
@@ -688,8 +689,13 @@ TEST_F_TIMEOUT(registry, memcg_charged, 900)
 	ASSERT_EQ(0, text_open(&plain, lib));
 	ASSERT_EQ(0, quota(MEMCG_N + 64));
 
+	/* Otherwise the library without SFrame gets a table of .eh_frame. */
+	saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
+	ASSERT_LE(0, saved_eh);
+	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 0));
 	ASSERT_TRUE(charged_for(CGDIR "_with", &self->t, n, &with));
 	ASSERT_TRUE(charged_for(CGDIR "_without", &plain, n, &without));
+	sysctl_int_write(EH_FRAME_SYSCTL, saved_eh);
 	close(plain.fd);
 	diag("memory.current: %lld text mappings with SFrame %+lld bytes, without %+lld\n",
 	     n, with, without);

@@ -10,11 +10,10 @@
  * registers the kernel saved in the signal frame, and on to main.
  *
  * vdso: main -> v_mid -> v_leaf calls clock_gettime() in a loop. A sample
- * in the vDSO, which has no SFrame data, must reach v_leaf, v_mid and main.
- * The C library's clock_gettime() between the vDSO and v_leaf has none
- * either: the recovery of the callers of such frames, which the test
- * turns on (kernel.unwind_user_recover), reports the first caller with
- * SFrame data, v_leaf, and that wrapper frame is missing.
+ * in the vDSO, which has no unwinding table, must reach the C library's
+ * clock_gettime() (unwound with its .eh_frame), v_leaf, v_mid and main:
+ * the recovery of the callers of frames without a table, which the test
+ * turns on (kernel.unwind_user_recover), finds the vDSO's caller.
  */
 #include <limits.h>
 #include <signal.h>
@@ -38,7 +37,7 @@ static const char *const sig_expect[] = {
 };
 
 static const char *const vdso_expect[] = {
-	"@[vdso]", "v_leaf", "v_mid", "main", CHAIN_END
+	"@[vdso]", "@libc.so", "v_leaf", "v_mid", "main", CHAIN_END
 };
 
 noinline __noclone void h_leaf(void)
@@ -150,17 +149,21 @@ TEST(vdso)
 	struct sampler_opts o;
 	struct chain_stats st;
 	struct wl_run w;
-	int saved;
+	int saved, saved_eh;
 	bool ok;
 
 	saved = sysctl_int_read(RECOVER_SYSCTL);
 	ASSERT_LE(0, saved);
+	saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
+	ASSERT_LE(0, saved_eh);
 	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
+	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
 	ASSERT_EQ(0, run(&w, "vdso", vdso_expect[0], &f, &o));
 	ok = chain_report("vdso", &w.s, &f, vdso_expect,
 			  ARRAY_SIZE(vdso_expect), &o, &st);
 	wl_cleanup(&w);
 	sysctl_int_write(RECOVER_SYSCTL, saved);
+	sysctl_int_write(EH_FRAME_SYSCTL, saved_eh);
 	ASSERT_TRUE(ok);
 }
 

@@ -498,13 +498,15 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 			plt = true;
 			base = a->sp;
 			off = 8;
-		} else if (eh_u8(&c, &op) || op < DW_OP_breg0 ||
-			   op > DW_OP_breg31 || eh_sleb(&c, &off) ||
-			   eh_u8(&c, &op) || op != DW_OP_deref ||
-			   c.pos != c.end) {
-			*why = EH_FRAME_BAD_CFA_EXPR;
-			return -1;
 		} else {
+			/* bregN off; deref: the CFA loaded from a register + off */
+			if (eh_u8(&c, &op) || op < DW_OP_breg0 ||
+			    op > DW_OP_breg31 || eh_sleb(&c, &off) ||
+			    eh_u8(&c, &op) || op != DW_OP_deref ||
+			    c.pos != c.end) {
+				*why = EH_FRAME_BAD_CFA_EXPR;
+				return -1;
+			}
 			base = e[0] - DW_OP_breg0;
 			frame->flags |= UNWIND_USER_F_CFA_DEREF;
 		}

@@ -7,12 +7,14 @@
 #ifndef _KERNEL_UNWIND_EH_FRAME_H
 #define _KERNEL_UNWIND_EH_FRAME_H
 
+#include <linux/bits.h>
+#include <linux/elf-em.h>
 #include <linux/types.h>
 #include <linux/unwind_user_types.h>
 
-/* Register conventions of the file (its ELF e_machine). */
-#define EH_FRAME_ARCH_X86_64		1
-#define EH_FRAME_ARCH_ARM64		2
+/* Register conventions of the file: its ELF e_machine. */
+#define EH_FRAME_ARCH_X86_64		EM_X86_64
+#define EH_FRAME_ARCH_ARM64		EM_AARCH64
 
 /*
  * The deepest DW_CFA_remember_state nesting converted; a deeper FDE is
@@ -22,7 +24,7 @@
 /* CIE initial instructions longer than this reject the file (-E2BIG). */
 #define EH_FRAME_CIE_INSNS_MAX		256
 /* A .plt expression row longer than this is not expanded (inexpressible). */
-#define EH_FRAME_PLT_MAX_BYTES		(1U << 20)
+#define EH_FRAME_PLT_MAX_BYTES		BIT(20)
 
 /**
  * struct eh_frame_input - the sections of one ELF file
@@ -45,7 +47,7 @@ struct eh_frame_input {
 	u64		eh_addr;
 	u64		text_start;
 	u64		text_end;
-	u8		arch;
+	u16		arch;
 };
 
 /**

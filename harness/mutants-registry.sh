@@ -74,6 +74,8 @@ MUTANTS=(
 "fast-no-range@kernel/unwind/user.c@'\tif (pc - hint->start >= hint->size)\n\t\treturn false;\n\tidx'@'\tidx'@unwind_nosframe unwind_dlopen"
 "no-general-mark@kernel/unwind/sframe.c@'\t\t\trule[i] |= SFRAME_RULE_GENERAL;'@'\t\t\t;'@unwind_v3"
 "gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_signal"
+"eh-frame-never@kernel/unwind/sframe_mm.c@'\tif (sframe || !sframe_eh_frame_enabled())\n\t\teh = NULL;'@'\teh = NULL;'@unwind_eh_frame"
+"eh-frame-no-bias@kernel/unwind/sframe_mm.c@'\treturn sframe_build_func(p->b, start - p->lo, end - p->lo);'@'\treturn sframe_build_func(p->b, start, end);'@unwind_eh_frame"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

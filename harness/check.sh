@@ -397,8 +397,11 @@ group_arch() {
 			;;
 		esac
 	done < <(grep -E '^(not )?ok [0-9]+ [^ #]+' "$ktap" || true)
-	if [ "${SFRAME_CONFIG:-}" != none ] && ! grep -qE '^(not )?ok [0-9]+ sframe( |$)' "$ktap"; then
-		not_ok "$label: kunit suite sframe ran (no result in the kernel log)"
+	if [ "${SFRAME_CONFIG:-}" != none ]; then
+		for s in sframe eh_frame; do
+			grep -qE "^(not )?ok [0-9]+ $s( |\$)" "$ktap" ||
+				not_ok "$label: kunit suite $s ran (no result in the kernel log)"
+		done
 	elif [ "$suites" = 0 ]; then
 		skip "$label: kunit" "(no KUnit suite configured)"
 	fi

@@ -1,58 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xcheck-report: compare, sample by sample, the kernel's user call chain
- * with an unwind of the same sample's copied user stack by elfutils' libdw
- * (DWARF CFI: .eh_frame, or .debug_frame when the file has it).
+ * xcheck-report: compare, sample by sample and frame by frame, the kernel's
+ * user call chain with an unwind of the same sample's copied user stack by
+ * elfutils' libdw (DWARF CFI: .eh_frame, or .debug_frame when the file has
+ * it).
  *
  *   xcheck-report [options] FILE          (FILE written by xcheck-record)
  *
  * Mappings are rebuilt from the MMAP2 records of each process, in time
  * order (an exec empties the address space, a fork copies it, a new mapping
  * replaces what it overlaps). Guest paths are turned into host paths with
- * --map GUEST=HOST (longest prefix wins; without a match the path is used as
- * it is); when the kernel recorded a build ID, the host file must have the
- * same one, otherwise it is not used. The vDSO image comes from the file.
+ * --map GUEST=HOST (longest prefix first; several HOSTs for one GUEST are
+ * tried in the order given; without a match the path is used as it is);
+ * when the kernel recorded a build ID, the host file must have the same
+ * one, otherwise it is not used. The vDSO image comes from the file.
  *
- * The comparison, per sample (K: kernel chain, D: libdw chain; entry 0 is
- * the sampled PC, entry i > 0 the return address of frame i; on arm64 both
- * are masked to 48 bits, as the kernel strips pointer authentication codes):
+ * Per sample, K is the kernel's chain and D libdw's (entry 0 the sampled
+ * PC, entry i > 0 the return address of frame i; on arm64 both masked to
+ * 48 bits, as the kernel strips pointer authentication codes). libdw's
+ * chain ends naturally (the CFI of the outermost frame has no return
+ * address), or is cut: after a frame for which no CFI exists (libdw would
+ * go on with its own frame pointer heuristic, which is not DWARF), when a
+ * read falls outside the stack copy, on a libdw error, or where libdw stops
+ * although the CFI of its last frame has a return address.
  *
- *  - libdw's chain ends where it ends naturally (the CFI of the outermost
- *    frame has no return address), or is cut: after a frame for which no
- *    CFI exists (libdw would go on with its own frame pointer heuristic,
- *    which is not DWARF), when a read falls outside the stack copy, on a
- *    libdw error, or where libdw stops although the CFI of its last frame
- *    has a return address.
- *  - m is the first index at which K and D differ (a different address, or
- *    one chain has ended and the other has not). No m: the chains are
- *    identical.
- *  - u is the first index whose frame is not described by SFrame in the
- *    file (looked up, as the kernel does, at the PC for frame 0 and at the
- *    return address - 1 above it). Frames 0..u are the part the kernel
- *    obtained with SFrame; from frame u on it unwinds with the frame
- *    pointer, which is not expected to give right results in code built
- *    without frame pointers (Debian's glibc has no .sframe).
- *  - identical chains: agree (whether or not SFrame was involved).
- *  - u == 0 and m > 0: excluded: the sampled PC has no SFrame, so the
- *    kernel's chain is a frame pointer walk from the start; there is no
- *    SFrame step to check.
- *  - m > u > 0: agree within SFrame coverage ("equal up to where SFrame
- *    coverage ends"): the first difference comes after the kernel left
- *    SFrame coverage. With --strict these count as mismatches.
- *  - libdw's chain was cut (not a natural end) and m == len(D): excluded,
- *    with the reason (stack did not fit the copy, no CFI, libdw error).
- *  - kernel chain cut at its sample_max_stack limit and m == len(K): agree.
- *  - otherwise: mismatch, listed with m and both addresses symbolised, and
- *    with the time since the process's first sample with a frame in that
- *    object's SFrame coverage; those within 10 ms are also counted apart
- *    (the kernel's documented cold-start fallback looks like that). They
- *    still count as mismatches.
+ * Each kernel frame i + 1 is attributed to the source the kernel took it
+ * from, decided as the kernel decides from the PC of frame i (the sampled
+ * PC for i = 0, the return address - 1 above): its file has a
+ * PT_GNU_SFRAME segment and libsframe finds the PC in it: "sframe"; the
+ * file has no PT_GNU_SFRAME, has PT_GNU_EH_FRAME and an FDE of its
+ * .eh_frame covers the PC, and kernel.unwind_user_eh_frame was 1:
+ * "eh_frame"; otherwise the frame pointer ("fp"), or "recovery" where
+ * kernel.unwind_user_recover was 1 and the process has any table (the
+ * kernel then recovers the caller instead of taking the frame record).
+ * kernel.unwind_user_sframe=0: "fp" everywhere. The vDSO has no table.
+ * The sysctl values come from --sysctl (the guest scripts print them).
  *
- * Agreement = agreed / compared, compared = samples - excluded. Exit
- * status 0 if it is at least --threshold percent (default 99), at least
- * --min-samples samples (default 200) were compared, of which at least
- * --min-sframe (default 0) had the sampled PC in SFrame-described code, and
- * the recording is complete; 1 if not; 2 on bad input.
+ * Frames are compared at the same depth, from frame 1 on, until the first
+ * difference:
+ *  - both chains have frame j: compared; equal: agree, else wrong (the
+ *    sample's later frames are not counted);
+ *  - only libdw's has it: the kernel's chain is shorter (unless it was cut
+ *    at its sample_max_stack limit);
+ *  - only the kernel's has it: libdw's chain ended naturally: wrong (the
+ *    kernel goes on past the outermost frame); libdw's was cut: this frame
+ *    and the kernel's further ones are unjudged.
+ * A sample agrees if none of its frames is wrong or missing: its chain is
+ * libdw's, or libdw's up to the kernel's max_stack cut, or libdw's up to
+ * where libdw's was cut (the rest unjudged). The first judged sample of
+ * each process is "complete" if it agrees.
+ *
+ * Exit status 0 if the recording is complete, at least --min-samples
+ * samples (default 200) were judged, of which at least --min-sframe
+ * (default 0) had the sampled PC in SFrame-described code, at least
+ * --threshold percent of them (default 99.9) agree, at most --max-wrong
+ * percent of the compared frames (default 0.01) are wrong and at most
+ * --max-first-incomplete (default 0) first samples of processes are not
+ * complete; 1 if not; 2 on bad input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,6 +73,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -80,10 +85,8 @@
 #include "xcheck.h"
 
 #define MAX_FRAMES		512
-#define MAX_MAPS_ARGS		32
+#define MAX_MAPS_ARGS		64
 #define ARM64_VA_MASK		((1ULL << 48) - 1)
-/* Mismatches this soon after an object's first SFrame use are counted apart. */
-#define COLD_NS			10000000ULL
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)
@@ -127,11 +130,25 @@ static struct {
 	const char *guest, *host;
 } path_map[MAX_MAPS_ARGS];
 static int nr_path_maps;
-static double threshold = 99.0;
-static unsigned long min_samples = 200, min_sframe;
-static unsigned long list_max = 20;
-static bool strict, verbose;
+static double threshold = 99.9, max_wrong = 0.01;
+static unsigned long min_samples = 200, min_sframe, max_first_incomplete;
+static unsigned long list_max = 20, classes_max = 10;
+static bool verbose;
 static const char *label;
+
+/* The kernel's sysctls during the recording (--sysctl NAME=VALUE). */
+static struct {
+	const char	*name;
+	int		value;
+	bool		given;
+} sysctls[] = {
+	{ "unwind_user_sframe", 1, false },
+	{ "unwind_user_eh_frame", 1, false },
+	{ "unwind_user_recover", 0, false },
+};
+#define K_SFRAME	(sysctls[0].value)
+#define K_EH_FRAME	(sysctls[1].value)
+#define K_RECOVER	(sysctls[2].value)
 
 /* ------------------------------------------------------------ SFrame */
 
@@ -185,8 +202,14 @@ struct file {
 	char		*problem;
 	int		fd;
 	Elf		*elf;
-	bool		has_sframe;
+	bool		sframe_phdr;	/* PT_GNU_SFRAME */
+	bool		has_sframe;	/* ... and libsframe decoded it */
 	struct sframe_sec sf;
+	bool		eh_phdr;	/* PT_GNU_EH_FRAME */
+	uint64_t	entry;		/* e_entry */
+	bool		is_vdso;
+	Dwarf_CFI	*eh_cfi;	/* .eh_frame, at ELF addresses */
+	bool		eh_cfi_done;
 	bool		warned;
 	bool		unverified;
 };
@@ -195,37 +218,81 @@ static struct file *files;
 static char *vdso_path;
 static unsigned long nr_unverified;
 
-static const char *map_path(const char *guest, char *buf, size_t len)
+/*
+ * The host paths to try for @guest, best first: the --map entries whose
+ * GUEST prefix matches, longest first, in the order given among equally
+ * long ones; the guest path itself if none matches. Returns their number.
+ */
+static int map_paths(const char *guest, char (*out)[4096], int max)
 {
-	size_t best = 0;
-	int bi = -1;
+	size_t best = SIZE_MAX;
+	int n = 0;
 
-	if (!strcmp(guest, "[vdso]"))
-		return vdso_path;
-	for (int i = 0; i < nr_path_maps; i++) {
-		size_t n = strlen(path_map[i].guest);
+	for (;;) {
+		size_t len = 0;
 
-		if (!strncmp(guest, path_map[i].guest, n) &&
-		    (guest[n] == '/' || !guest[n] || path_map[i].guest[n - 1] == '/') &&
-		    n > best) {
-			best = n;
-			bi = i;
+		/* the longest matching prefix shorter than the last one */
+		for (int i = 0; i < nr_path_maps; i++) {
+			size_t l = strlen(path_map[i].guest);
+
+			if (l < best && l > len && !strncmp(guest, path_map[i].guest, l) &&
+			    (guest[l] == '/' || !guest[l] || path_map[i].guest[l - 1] == '/'))
+				len = l;
 		}
+		if (!len)
+			break;
+		for (int i = 0; i < nr_path_maps && n < max; i++)
+			if (strlen(path_map[i].guest) == len &&
+			    !strncmp(guest, path_map[i].guest, len))
+				snprintf(out[n++], sizeof(out[0]), "%s%s",
+					 path_map[i].host, guest + len);
+		best = len;
 	}
-	if (bi < 0)
-		return guest;
-	snprintf(buf, len, "%s%s", path_map[bi].host, guest + best);
-	return buf;
+	if (!n)
+		snprintf(out[n++], sizeof(out[0]), "%s", guest);
+	return n;
+}
+
+/* Open @host for @f: 0, or -1 with @msg set. */
+static int open_host(struct file *f, const char *host, char *msg, size_t len)
+{
+	const void *hbid;
+	ssize_t n;
+
+	f->fd = open(host, O_RDONLY);
+	if (f->fd < 0) {
+		snprintf(msg, len, "no host file %.2000s for %.2000s (use --map GUEST=HOST)",
+			 host, f->guest);
+		return -1;
+	}
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		snprintf(msg, len, "host file %.2000s for %.2000s is not ELF", host, f->guest);
+		goto fail;
+	}
+	n = dwelf_elf_gnu_build_id(f->elf, &hbid);
+	if (f->bid_size && (n != f->bid_size || memcmp(hbid, f->bid, f->bid_size))) {
+		snprintf(msg, len, "host file %.2000s differs from the guest's %.2000s (build ID)",
+			 host, f->guest);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (f->elf)
+		elf_end(f->elf);
+	f->elf = NULL;
+	close(f->fd);
+	f->fd = -1;
+	return -1;
 }
 
 static struct file *get_file(const char *guest, const uint8_t *bid, int bid_size)
 {
-	char buf[4096], msg[4096 + 256];
-	const char *host;
-	const void *hbid;
+	static char cand[8][4096];
+	char msg[4096 + 256], first[sizeof(msg)] = "";
 	struct file *f;
 	size_t nph;
-	ssize_t n;
+	int nc, i;
 
 	for (f = files; f; f = f->next)
 		if (!strcmp(f->guest, guest) && f->bid_size == bid_size &&
@@ -239,46 +306,51 @@ static struct file *get_file(const char *guest, const uint8_t *bid, int bid_size
 	f->next = files;
 	files = f;
 
-	host = map_path(guest, buf, sizeof(buf));
-	if (!host) {
-		f->problem = xstrdup("no vDSO image in the recording");
-		return f;
-	}
-	f->fd = open(host, O_RDONLY);
-	if (f->fd < 0) {
-		snprintf(msg, sizeof(msg), "no host file %s for %s (use --map GUEST=HOST)",
-			 host, guest);
-		f->problem = xstrdup(msg);
-		return f;
-	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		snprintf(msg, sizeof(msg), "host file %s for %s is not ELF", host, guest);
-		f->problem = xstrdup(msg);
-		return f;
-	}
-	n = dwelf_elf_gnu_build_id(f->elf, &hbid);
-	if (bid_size) {
-		if (n != bid_size || memcmp(hbid, bid, bid_size)) {
-			snprintf(msg, sizeof(msg),
-				 "host file %s differs from the guest's %s (build ID)",
-				 host, guest);
-			f->problem = xstrdup(msg);
+	if (!strcmp(guest, "[vdso]")) {
+		f->is_vdso = true;
+		if (!vdso_path) {
+			f->problem = xstrdup("no vDSO image in the recording");
 			return f;
 		}
+		nc = 1;
+		snprintf(cand[0], sizeof(cand[0]), "%s", vdso_path);
 	} else {
+		nc = map_paths(guest, cand, 8);
+	}
+	for (i = 0; i < nc; i++) {
+		if (!open_host(f, cand[i], msg, sizeof(msg)))
+			break;
+		if (!i)
+			snprintf(first, sizeof(first), "%s", msg);
+	}
+	if (i == nc) {
+		f->problem = xstrdup(first);
+		return f;
+	}
+	if (!bid_size) {
 		nr_unverified++;
 		f->unverified = true;
 	}
-	f->host = xstrdup(host);
+	f->host = xstrdup(cand[i]);
 
+	{
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(f->elf, &eh))
+			f->entry = eh.e_entry;
+	}
 	if (!elf_getphdrnum(f->elf, &nph)) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 			Elf_Data *d;
 
-			if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != 0x6474e554)
+			if (!gelf_getphdr(f->elf, i, &ph))
+				continue;
+			if (ph.p_type == PT_GNU_EH_FRAME)
+				f->eh_phdr = true;
+			if (ph.p_type != 0x6474e554)
 				continue;	/* PT_GNU_SFRAME */
+			f->sframe_phdr = true;
 			d = elf_getdata_rawchunk(f->elf, ph.p_offset, ph.p_filesz,
 						 ELF_T_BYTE);
 			if (d && sframe_init(&f->sf, d->d_buf, d->d_size, ph.p_vaddr))
@@ -286,6 +358,31 @@ static struct file *get_file(const char *guest, const uint8_t *bid, int bid_size
 		}
 	}
 	return f;
+}
+
+/* The file's .eh_frame CFI (ELF addresses), or NULL. */
+static Dwarf_CFI *file_eh_cfi(struct file *f)
+{
+	if (!f->eh_cfi_done && f->elf) {
+		f->eh_cfi_done = true;
+		f->eh_cfi = dwarf_getcfi_elf(f->elf);
+	}
+	return f->eh_cfi;
+}
+
+/* Does an FDE of @f's .eh_frame cover ELF address @a? Its start: *@start. */
+static bool eh_covers(struct file *f, uint64_t a, uint64_t *start)
+{
+	Dwarf_CFI *cfi = file_eh_cfi(f);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr s;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr))
+		return false;
+	if (start && dwarf_frame_info(fr, &s, NULL, NULL) >= 0)
+		*start = s;
+	free(fr);
+	return true;
 }
 
 /* Load bias of a file mapped at @start from file offset @pgoff. */
@@ -316,8 +413,6 @@ static bool file_bias(struct file *f, uint64_t start, uint64_t pgoff, uint64_t *
 struct map {
 	uint64_t	start, end, pgoff;
 	struct file	*file;
-	uint64_t	sf_first;	/* time of the first sample with a frame
-					   in its SFrame coverage (0: none yet) */
 };
 
 struct proc {
@@ -329,6 +424,12 @@ struct proc {
 	Dwfl		*dwfl;
 	unsigned int	dwfl_gen;
 	bool		dwfl_failed;
+	char		comm[16];
+	/* the first judged sample: its number, and did it agree? */
+	unsigned long	first_sample;
+	bool		first_ok;
+	char		*first_what;	/* why not */
+	char		first_comm[16];
 };
 
 static struct proc *procs;
@@ -392,7 +493,7 @@ static void add_map(struct proc *p, uint64_t start, uint64_t len, uint64_t pgoff
 		if (!p->maps)
 			fatal("out of memory");
 	}
-	p->maps[p->nr_maps++] = (struct map){ start, end, pgoff, f, 0 };
+	p->maps[p->nr_maps++] = (struct map){ start, end, pgoff, f };
 	p->gen++;
 }
 
@@ -515,16 +616,19 @@ static Dwfl *proc_dwfl(struct proc *p)
 	dwfl_report_begin(p->dwfl);
 	for (int i = 0; i < p->nr_maps; i++) {
 		struct map *m = &p->maps[i];
-		uint64_t bias;
+		uint64_t bias, bias2;
 		bool dup = false;
 		const char *base;
 
-		if (!m->file || !m->file->host)
+		if (!m->file || !m->file->host ||
+		    !file_bias(m->file, m->start, m->pgoff, &bias))
 			continue;
+		/* each file once, at the bias of its first usable mapping */
 		for (int j = 0; j < i; j++)
-			if (p->maps[j].file == m->file)
+			if (p->maps[j].file == m->file &&
+			    file_bias(m->file, p->maps[j].start, p->maps[j].pgoff, &bias2))
 				dup = true;
-		if (dup || !file_bias(m->file, m->start, m->pgoff, &bias))
+		if (dup)
 			continue;
 		base = strrchr(m->file->guest, '/');
 		base = base ? base + 1 : m->file->guest;
@@ -575,13 +679,21 @@ static void symbolise2(Dwfl *dwfl, struct proc *p, uint64_t addr, bool ret,
 		if (func)
 			snprintf(func, flen, "%s (%s)", name, modname);
 	} else if (modname) {
-		if (m && m->file && file_bias(m->file, m->start, m->pgoff, &bias))
+		uint64_t start;
+
+		if (m && m->file && file_bias(m->file, m->start, m->pgoff, &bias)) {
 			snprintf(buf, len, "%#" PRIx64 " ? (%s+%#" PRIx64 ")", addr,
 				 modname, addr - bias);
-		else
+			/* no symbol: the function is named by its FDE's start */
+			if (func && eh_covers(m->file, look - bias, &start))
+				snprintf(func, flen, "?@%#" PRIx64 " (%s)", start, modname);
+			else if (func)
+				snprintf(func, flen, "? (%s)", modname);
+		} else {
 			snprintf(buf, len, "%#" PRIx64 " ? (%s)", addr, modname);
-		if (func)
-			snprintf(func, flen, "? (%s)", modname);
+			if (func)
+				snprintf(func, flen, "? (%s)", modname);
+		}
 	} else {
 		snprintf(buf, len, "%#" PRIx64 " ? (not mapped)", addr);
 		if (func)
@@ -601,6 +713,11 @@ struct frame_ctx {
 	uint64_t	*d;
 	int		nd;
 	const char	*cut;
+	Dwarf_Word	sp;		/* of the last frame */
+	bool		have_sp;
+	bool		ra_above;	/* the last frame's row: RA at or above its CFA */
+	bool		sp_wrong;	/* the last frame's stack pointer is not known */
+	bool		entry;		/* ended at the program's entry point */
 };
 
 static bool has_cfi(Dwfl_Module *mod, Dwarf_Addr look)
@@ -660,6 +777,41 @@ static bool ra_undefined(Dwfl *dwfl, Dwarf_Addr pc, bool ret)
 	return cfi_ra_undefined(cfi, look - bias);
 }
 
+/* Does the CFI row at @look in @cfi save the return address at CFA + N, N >= 0? */
+static bool cfi_ra_above(Dwarf_CFI *cfi, Dwarf_Addr look)
+{
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	bool above = false;
+	size_t n;
+	int ra;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, look, &fr))
+		return false;
+	ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+	if (ra >= 0 && !dwarf_frame_register(fr, ra, mem, &ops, &n) && n >= 1 &&
+	    ops[0].atom == DW_OP_call_frame_cfa)
+		above = n == 1 || (n == 2 && ops[1].atom == DW_OP_plus_uconst &&
+				   (int64_t)ops[1].number >= 0);
+	free(fr);
+	return above;
+}
+
+static bool ra_above(Dwfl_Module *mod, Dwarf_Addr look)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+
+	/* the CFI libdw takes: .eh_frame if it covers @look */
+	if (cfi && !dwarf_cfi_addrframe(cfi, look - bias, &fr)) {
+		free(fr);
+		return cfi_ra_above(cfi, look - bias);
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	return cfi_ra_above(cfi, look - bias);
+}
+
 /*
  * Collect libdw's frames. Stop after a frame without CFI: libdw would
  * continue with its architecture's frame pointer heuristic, not DWARF.
@@ -669,10 +821,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	static char nocfi[1200];
 	struct frame_ctx *c = arg;
 	Dwarf_Addr pc, look;
+	Dwarf_Word sp = 0;
 	Dwfl_Module *mod;
 	struct map *mm;
 	char buf[512];
-	bool act;
+	bool act, have_sp;
 
 	/*
 	 * A CFI step that failed (here: on a read outside the copy) is retried
@@ -685,17 +838,64 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
+	if (e_machine == EM_AARCH64)
+		pc &= ARM64_VA_MASK;
+	look = act ? pc : pc - 1;
+	mm = find_map(c->proc, look);
+	/*
+	 * Frames libdw computes from wrong CFI are not DWARF's answer but
+	 * garbage: a return address outside every mapping, or the frame it
+	 * already had (the same PC and stack pointer: no progress).
+	 */
+	have_sp = !dwfl_frame_reg(state, e_machine == EM_X86_64 ? 7 : 31, &sp);
+	if (c->nd && !mm) {
+		c->cut = "libdw: a return address outside every mapping";
+		return DWARF_CB_ABORT;
+	}
+	if (c->nd && pc == c->d[c->nd - 1] && have_sp && c->have_sp && sp == c->sp) {
+		c->cut = "libdw: the same frame again";
+		return DWARF_CB_ABORT;
+	}
+	/*
+	 * A row that has the return address at or above the CFA (arm64
+	 * ld.so's _dl_runtime_resolve: the CFA leaves out the 16 bytes its
+	 * PLT pushed) gives its caller a wrong stack pointer: the caller's
+	 * return address is right, what is computed from its stack pointer
+	 * is not.
+	 */
+	if (c->sp_wrong) {
+		c->cut = "libdw: stack pointer not known (a callee's CFI has the return address above its CFA)";
+		return DWARF_CB_ABORT;
+	}
+	c->sp_wrong = c->ra_above;
+	c->sp = sp;
+	c->have_sp = have_sp;
 	c->d[c->nd++] = pc;
+	/*
+	 * The sampled PC at a file's ELF entry point (the program's _start,
+	 * entered by a jump): the outermost frame, whatever its CFI says
+	 * (arm64's crt1 marks the return address undefined only from the
+	 * second instruction on; the link register holds a stale address).
+	 */
+	if (c->nd == 1 && mm && mm->file && mm->file->entry) {
+		uint64_t bias;
+
+		if (file_bias(mm->file, mm->start, mm->pgoff, &bias) &&
+		    pc - bias == mm->file->entry) {
+			c->entry = true;
+			return DWARF_CB_ABORT;
+		}
+	}
 	if (c->nd >= MAX_FRAMES) {
 		c->cut = "more than 512 frames";
 		return DWARF_CB_ABORT;
 	}
-	look = act ? pc : pc - 1;
 	mod = dwfl_addrmodule(c->dwfl, look);
-	if (mod && has_cfi(mod, look))
+	if (mod && has_cfi(mod, look)) {
+		c->ra_above = ra_above(mod, look);
 		return DWARF_CB_OK;
+	}
 
-	mm = find_map(c->proc, look);
 	if (mod) {
 		symbolise(c->dwfl, c->proc, pc, !act, buf, sizeof(buf));
 		snprintf(nocfi, sizeof(nocfi), "no CFI for %s", strchr(buf, ' ') + 1);
@@ -704,7 +904,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	} else if (mm && mm->file) {
 		snprintf(nocfi, sizeof(nocfi), "libdw has no module for %s", mm->file->guest);
 	} else {
-		snprintf(nocfi, sizeof(nocfi), "pc in anonymous or unknown memory");
+		snprintf(nocfi, sizeof(nocfi), "pc in anonymous memory");
 	}
 	c->cut = nocfi;
 	return DWARF_CB_ABORT;
@@ -763,26 +963,230 @@ static void count_print(struct count *list, const char *indent, int max)
 	free(v);
 }
 
-static unsigned long nr_samples, nr_excluded, nr_identical, nr_fp_tail,
-		     nr_truncated, nr_mismatch, nr_kernel_samples,
-		     nr_mismatch_first_use, nr_sf_pc;
-static struct count *excl_reasons, *fp_tail_where, *mismatch_kinds;
-
-/*
- * Frame by frame, for every sample with both chains (any sampled PC, SFrame
- * or not): is the kernel's chain libdw's, libdw's with frames left out
- * (frames without SFrame that the kernel skipped), shorter, or does it hold
- * a frame that libdw's complete chain does not have (a wrong frame)?
- */
-static unsigned long nr_judged, nr_j_identical, nr_j_skips, nr_j_short,
-	nr_j_wrong, nr_j_unjudged, nr_k_main, nr_d_main;
-static struct count *wrong_kinds, *unjudged_kinds, *nomain_kinds;
-static double max_wrong = 0.1;
-static unsigned long min_judged;
+static unsigned long nr_samples, nr_excluded, nr_kernel_samples;
+static struct count *excl_reasons;
 static uint64_t first_time;
 static bool have_first_time;
 
+/* ------------------------------------------------------------ sources */
+
+enum src { SRC_SFRAME, SRC_EH_FRAME, SRC_FP, SRC_RECOVERY, SRC_NOFILE, SRC_PC, SRC_NR };
+
+static const char *const src_names[SRC_NR] = {
+	"sframe", "eh_frame", "fp", "recovery", "no file", "sampled PC",
+};
+
+/* Frames, by the source of the step that gave them. */
+static struct {
+	unsigned long	compared, agree, wrong, shorter, unjudged;
+} src_stats[SRC_NR];
+
+/* Does the kernel have a table for @f (with the sysctls as given)? */
+static bool file_has_table(const struct file *f)
+{
+	if (!K_SFRAME || !f || f->is_vdso || !f->host)
+		return false;
+	return f->sframe_phdr || (K_EH_FRAME && f->eh_phdr);
+}
+
+static bool proc_has_tables(const struct proc *p)
+{
+	for (int i = 0; i < p->nr_maps; i++)
+		if (file_has_table(p->maps[i].file))
+			return true;
+	return false;
+}
+
+/*
+ * The kernel's choice for the step from a frame at @look (the sampled PC,
+ * or a return address - 1): its file's SFrame, its file's .eh_frame
+ * table, or neither (the frame pointer, or the recovery).
+ */
+static enum src step_source(struct proc *proc, uint64_t look)
+{
+	struct map *mm = find_map(proc, look);
+	struct file *f = mm ? mm->file : NULL;
+	uint64_t bias;
+
+	if (f && !f->host && !f->is_vdso)
+		return SRC_NOFILE;
+	if (file_has_table(f) && file_bias(f, mm->start, mm->pgoff, &bias)) {
+		if (f->sframe_phdr) {
+			if (f->has_sframe && sframe_lookup(&f->sf, look - bias) != SF_NONE)
+				return SRC_SFRAME;
+		} else if (eh_covers(f, look - bias, NULL)) {
+			return SRC_EH_FRAME;
+		}
+	}
+	return K_RECOVER && proc_has_tables(proc) ? SRC_RECOVERY : SRC_FP;
+}
+
+static const char *dw_reg_name(unsigned int r)
+{
+	static const char *const x86[17] = {
+		"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+		"r10", "r11", "r12", "r13", "r14", "r15", "rip",
+	};
+	static char b[16];
+
+	if (e_machine == EM_X86_64 && r < 17)
+		return x86[r];
+	if (e_machine == EM_AARCH64 && r == 31)
+		return "sp";
+	snprintf(b, sizeof(b), e_machine == EM_AARCH64 && r < 31 ? "x%u" : "r%u", r);
+	return b;
+}
+
+/* A DWARF expression of CFI, shortly: "rsp+8", "CFA-8", "... deref". */
+static void ops_text(const Dwarf_Op *ops, size_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n && o < len; i++) {
+		unsigned int a = ops[i].atom;
+		const char *sep = i ? " " : "";
+
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+			o += snprintf(buf + o, len - o, "%s%s%+" PRId64, sep,
+				      dw_reg_name(a - DW_OP_breg0), (int64_t)ops[i].number);
+		else if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
+			o += snprintf(buf + o, len - o, "%s%s", sep, dw_reg_name(a - DW_OP_reg0));
+		else if (a == DW_OP_bregx)
+			o += snprintf(buf + o, len - o, "%s%s%+" PRId64, sep,
+				      dw_reg_name(ops[i].number), (int64_t)ops[i].number2);
+		else if (a == DW_OP_regx)
+			o += snprintf(buf + o, len - o, "%s%s", sep, dw_reg_name(ops[i].number));
+		else if (a == DW_OP_call_frame_cfa)
+			o += snprintf(buf + o, len - o, "%sCFA", sep);
+		else if (a == DW_OP_plus_uconst)
+			o += snprintf(buf + o, len - o, "%+" PRId64, (int64_t)ops[i].number);
+		else if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+			o += snprintf(buf + o, len - o, "%s%u", sep, a - DW_OP_lit0);
+		else if (a == DW_OP_consts || a == DW_OP_constu)
+			o += snprintf(buf + o, len - o, "%s%" PRId64, sep, (int64_t)ops[i].number);
+		else if (a == DW_OP_deref)
+			o += snprintf(buf + o, len - o, "%sderef", sep);
+		else if (a == DW_OP_stack_value)
+			o += snprintf(buf + o, len - o, "%s(value)", sep);
+		else if (a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_and ||
+			 a == DW_OP_ge || a == DW_OP_shl)
+			o += snprintf(buf + o, len - o, "%s%s", sep,
+				      a == DW_OP_plus ? "plus" : a == DW_OP_minus ? "minus" :
+				      a == DW_OP_and ? "and" : a == DW_OP_ge ? "ge" : "shl");
+		else
+			o += snprintf(buf + o, len - o, "%sop%#x", sep, a);
+	}
+}
+
+/* The rule of register @r in @fr: "undefined", "same", "[CFA-8]"... */
+static void reg_text(Dwarf_Frame *fr, int r, char *buf, size_t len)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	char t[120];
+
+	if (dwarf_frame_register(fr, r, mem, &ops, &n))
+		snprintf(buf, len, "?");
+	else if (!n)
+		snprintf(buf, len, "%s", ops ? "undefined" : "same");
+	else if (ops[n - 1].atom == DW_OP_stack_value)
+		ops_text(ops, n, buf, len);
+	else {
+		ops_text(ops, n, t, sizeof(t));
+		snprintf(buf, len, "[%s]", t);
+	}
+}
+
+/* Is the rule of register @r in @fr unchanged, or saved at CFA + N? */
+static bool reg_plain(Dwarf_Frame *fr, int r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, r, mem, &ops, &n))
+		return false;
+	return (!n && !ops) || (n >= 1 && n <= 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+				(n == 1 || ops[1].atom == DW_OP_plus_uconst));
+}
+
+/*
+ * The .eh_frame row of @f at ELF address @a, as "CFA rsp+16, RA [CFA-8],
+ * FP same", and *@plain: the CFA is the stack or frame pointer plus an
+ * offset, the return address and frame pointer are unchanged or saved at
+ * the CFA plus an offset (what every converter expresses).
+ */
+static void eh_row_text(struct file *f, uint64_t a, char *buf, size_t len, bool *plain)
+{
+	Dwarf_CFI *cfi = file_eh_cfi(f);
+	unsigned int sp = e_machine == EM_X86_64 ? 7 : 31, fpr = e_machine == EM_X86_64 ? 6 : 29;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	char cfa[128], ra[128], fp[128];
+	size_t n;
+	bool sig = false;
+	int rac;
+
+	*plain = false;
+	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr)) {
+		snprintf(buf, len, "no FDE");
+		return;
+	}
+	rac = dwarf_frame_info(fr, NULL, NULL, &sig);
+	if (dwarf_frame_cfa(fr, &ops, &n) || !n) {
+		snprintf(cfa, sizeof(cfa), "?");
+	} else {
+		ops_text(ops, n, cfa, sizeof(cfa));
+		*plain = n == 1 &&
+			 ((ops[0].atom == DW_OP_bregx && (ops[0].number == sp || ops[0].number == fpr)) ||
+			  ops[0].atom == DW_OP_breg0 + sp || ops[0].atom == DW_OP_breg0 + fpr);
+	}
+	reg_text(fr, rac, ra, sizeof(ra));
+	reg_text(fr, fpr, fp, sizeof(fp));
+	*plain = *plain && !sig && reg_plain(fr, rac) && reg_plain(fr, fpr);
+	snprintf(buf, len, "CFA %s, RA %s, FP %s%s", cfa, ra, fp,
+		 sig ? ", signal frame" : "");
+	free(fr);
+}
+
 /* ------------------------------------------------------------ samples */
+
+/* Outcomes of a sample. */
+enum outcome {
+	OUT_EQUAL,		/* the same chain */
+	OUT_EQUAL_MAX,		/* libdw's, up to the kernel's max_stack cut */
+	OUT_EQUAL_CUT,		/* libdw's up to its cut, the rest unjudged */
+	OUT_SHORTER,		/* the kernel stopped where libdw went on */
+	OUT_WRONG,		/* a frame differs */
+	OUT_NR,
+};
+
+static unsigned long nr_judged, nr_outcome[OUT_NR], nr_sf_pc, nr_leaf[SRC_NR];
+static unsigned long nr_unjudged_samples, nr_wrong_reported;
+/* mismatch classes (wrong and shorter), unjudged reasons */
+static struct count *classes, *unjudged_kinds;
+
+/* Per command name (the process's comm when sampled). */
+struct cmd_stat {
+	struct cmd_stat	*next;
+	char		comm[16];
+	unsigned long	samples, agree, procs, first_ok;
+};
+static struct cmd_stat *cmds;
+
+/* The statistics of @comm; new ones go last (the order of first samples). */
+static struct cmd_stat *get_cmd(const char *comm)
+{
+	struct cmd_stat *c, **pp;
+
+	for (pp = &cmds; (c = *pp); pp = &c->next)
+		if (!strcmp(c->comm, comm))
+			return c;
+	c = xcalloc(1, sizeof(*c));
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	*pp = c;
+	return c;
+}
 
 static void exclude(const char *why, int pid, int tid, uint64_t time)
 {
@@ -793,15 +1197,24 @@ static void exclude(const char *why, int pid, int tid, uint64_t time)
 		       pid, tid, (time - first_time) / 1e9, why);
 }
 
+/*
+ * Frames @from.. of chain @c (up to 8); with @src, each kernel frame
+ * i > 0 with the source of the step that gave it.
+ */
 static void print_chain(const char *what, Dwfl *dwfl, struct proc *p,
-			const uint64_t *c, int n, int from)
+			const uint64_t *c, int n, int from, bool src)
 {
 	char buf[512];
 	int i;
 
+	if (from > 0 && from < n)
+		printf("      %-6s     ... %d frames before\n", what, from);
 	for (i = from; i < n && i < from + 8; i++) {
 		symbolise(dwfl, p, c[i], i > 0, buf, sizeof(buf));
-		printf("      %-6s #%-2d %s\n", i == from ? what : "", i, buf);
+		printf("      %-6s #%-2d %s", i == from && !from ? what : "", i, buf);
+		if (src && i > 0)
+			printf("  [%s]", src_names[step_source(p, i > 1 ? c[i - 1] - 1 : c[i - 1])]);
+		printf("\n");
 	}
 	if (i < n)
 		printf("      %-6s     ... %d more\n", "", n - i);
@@ -809,96 +1222,106 @@ static void print_chain(const char *what, Dwfl *dwfl, struct proc *p,
 		printf("      %-6s #%-2d (end of chain)\n", what, from);
 }
 
-/* Is @addr (a return address if @ret) in a function called main? */
-static bool in_main(Dwfl *dwfl, uint64_t addr, bool ret)
+/* "func (file)" of @addr (a return address if @ret). */
+static void func_of(Dwfl *dwfl, struct proc *p, uint64_t addr, bool ret,
+		    char *func, size_t len)
 {
-	uint64_t look = ret && addr ? addr - 1 : addr;
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
-	const char *name = mod ? dwfl_module_addrname(mod, look) : NULL;
+	char buf[512];
 
-	return name && !strcmp(name, "main");
+	symbolise2(dwfl, p, addr, ret, buf, sizeof(buf), func, len);
 }
 
-static bool chain_has_main(Dwfl *dwfl, const uint64_t *c, int n)
+/*
+ * Judge the kernel's chain @k against libdw's @d frame by frame; count
+ * per source; return the sample's outcome, with its description in @what
+ * for OUT_SHORTER and OUT_WRONG.
+ */
+static enum outcome judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
+			  const uint64_t *d, int nd, bool natural, bool cut_max,
+			  const char *cut_why, unsigned long sample, int *at,
+			  char *what, size_t wlen)
 {
-	for (int i = 0; i < n; i++)
-		if (in_main(dwfl, c[i], i > 0))
-			return true;
-	return false;
-}
+	char sf[512], kf[512], df[512], row[520];
+	enum src s;
+	int j;
 
-static bool proc_has_sframe(const struct proc *proc)
-{
-	for (int i = 0; i < proc->nr_maps; i++)
-		if (proc->maps[i].file && proc->maps[i].file->has_sframe)
-			return true;
-	return false;
-}
+	*at = 0;
+	if (k[0] != d[0]) {
+		src_stats[SRC_PC].compared++;
+		src_stats[SRC_PC].wrong++;
+		snprintf(what, wlen, "wrong sampled PC");
+		return OUT_WRONG;
+	}
+	for (j = 1; j < nk || j < nd; j++) {
+		uint64_t look = j > 1 ? k[j - 1] - 1 : k[j - 1];
 
-static void judge(Dwfl *dwfl, struct proc *proc, const uint64_t *k, int nk,
-		  const uint64_t *d, int nd, bool natural, const char *cut_why)
-{
-	char buf[512], func[512], kind[1200];
-	bool skipped = false;
-	int i, j = 0;
-	bool k_main = chain_has_main(dwfl, k, nk);
-	bool d_main = chain_has_main(dwfl, d, nd);
+		*at = j;
+		s = step_source(proc, look);
+		if (j < nk && j < nd) {
+			src_stats[s].compared++;
+			if (k[j] == d[j]) {
+				src_stats[s].agree++;
+				continue;
+			}
+			src_stats[s].wrong++;
+			func_of(dwfl, proc, k[j - 1], j > 1, sf, sizeof(sf));
+			func_of(dwfl, proc, k[j], true, kf, sizeof(kf));
+			func_of(dwfl, proc, d[j], true, df, sizeof(df));
+			snprintf(what, wlen, "wrong frame, %s step from %s: kernel %s, libdw %s",
+				 src_names[s], sf, kf, df);
+			return OUT_WRONG;
+		}
+		if (j < nd) {
+			/* the kernel's chain ended here */
+			if (cut_max)
+				return OUT_EQUAL_MAX;
+			src_stats[s].shorter++;
+			func_of(dwfl, proc, k[j - 1], j > 1, sf, sizeof(sf));
+			row[0] = 0;
+			if (s == SRC_EH_FRAME) {
+				struct map *mm = find_map(proc, look);
+				uint64_t bias;
+				char r[500];
+				bool plain;
 
-	nr_judged++;
-	/*
-	 * In a process without SFrame data the kernel walks frame pointers
-	 * only, as it does without this series: nothing of it to judge.
-	 */
-	if (!proc_has_sframe(proc)) {
-		nr_j_unjudged++;
-		count_add(&unjudged_kinds, "process without SFrame data (frame pointer walk)");
-		return;
+				if (mm && file_bias(mm->file, mm->start, mm->pgoff, &bias)) {
+					eh_row_text(mm->file, look - bias, r, sizeof(r), &plain);
+					snprintf(row, sizeof(row), " [%s]", plain ? "a plain row" : r);
+				}
+			}
+			/*
+			 * On arm64 a frame record gives no stack pointer: after a
+			 * frame pointer step only rules based on the frame
+			 * pointer apply (the kernel's documented limit).
+			 */
+			if (e_machine == EM_AARCH64 && j > 1 && s != SRC_FP && s != SRC_RECOVERY &&
+			    step_source(proc, j > 2 ? k[j - 2] - 1 : k[j - 2]) == SRC_FP)
+				snprintf(row + strlen(row), sizeof(row) - strlen(row),
+					 " after a frame pointer step");
+			snprintf(what, wlen, "kernel chain ends, %s step from %s%s",
+				 src_names[s], sf, row);
+			return OUT_SHORTER;
+		}
+		/* libdw's chain ended here, the kernel's goes on */
+		if (natural) {
+			src_stats[s].compared++;
+			src_stats[s].wrong++;
+			func_of(dwfl, proc, k[j - 1], j > 1, sf, sizeof(sf));
+			func_of(dwfl, proc, k[j], true, kf, sizeof(kf));
+			snprintf(what, wlen, "wrong frame, %s step from %s: kernel %s past libdw's outermost frame",
+				 src_names[s], sf, kf);
+			return OUT_WRONG;
+		}
+		for (int i = j; i < nk; i++)
+			src_stats[step_source(proc, i > 1 ? k[i - 1] - 1 : k[i - 1])].unjudged++;
+		nr_unjudged_samples++;
+		count_add(&unjudged_kinds, cut_why ? cut_why : "libdw's chain cut");
+		if (verbose)
+			printf("  sample %lu: %d kernel frames beyond libdw's end unjudged (%s)\n",
+			       sample, nk - j, cut_why ? cut_why : "libdw's chain cut");
+		return OUT_EQUAL_CUT;
 	}
-	nr_k_main += k_main;
-	nr_d_main += d_main;
-	if (d_main && !k_main) {
-		/* where the kernel's chain ended, and in what */
-		symbolise2(dwfl, proc, k[nk - 1], nk > 1, buf, sizeof(buf),
-			   func, sizeof(func));
-		snprintf(kind, sizeof(kind), "frame %d: %s", nk - 1, func);
-		count_add(&nomain_kinds, kind);
-	}
-	/* each kernel frame must be in libdw's chain, in order */
-	for (i = 0; i < nk; i++) {
-		int f = j;
-
-		while (f < nd && d[f] != k[i])
-			f++;
-		if (f == nd)
-			break;
-		skipped |= f != j;
-		j = f + 1;
-	}
-	if (i == nk) {
-		if (skipped)
-			nr_j_skips++;
-		else if (nk == nd)
-			nr_j_identical++;
-		else
-			nr_j_short++;
-		return;
-	}
-	symbolise2(dwfl, proc, k[i], i > 0, buf, sizeof(buf), func, sizeof(func));
-	if (!natural) {
-		nr_j_unjudged++;
-		snprintf(kind, sizeof(kind), "%s", cut_why ? cut_why : "libdw's chain cut");
-		count_add(&unjudged_kinds, kind);
-		return;
-	}
-	nr_j_wrong++;
-	snprintf(kind, sizeof(kind), "frame %d: %s", i, func);
-	count_add(&wrong_kinds, kind);
-	if (verbose || nr_j_wrong <= list_max) {
-		printf("  wrong frame %lu: sample %lu, frame %d %s not in libdw's chain\n",
-		       nr_j_wrong, nr_samples, i, buf);
-		print_chain("kernel", dwfl, proc, k, nk, 0);
-		print_chain("libdw", dwfl, proc, d, nd, 0);
-	}
+	return OUT_EQUAL;
 }
 
 static void do_sample(const uint8_t *rec, const uint8_t *end)
@@ -906,17 +1329,17 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 	const struct perf_event_header *h = (const void *)rec;
 	const uint64_t *p = (const void *)(h + 1), *chain, *regs = NULL;
 	uint64_t nr, abi, size = 0, dyn = 0, time, k[MAX_FRAMES], d[MAX_FRAMES];
-	int pid, tid, nk = 0, nd = 0, m, u, max_stack;
-	const char *first_use;
-	uint64_t first_time_in = 0;
+	int pid, tid, nk = 0, nd = 0, max_stack, at;
 	const uint8_t *stack = NULL;
-	bool natural = false, cut_max = false, sf_pc;
+	bool natural = false, cut_max = false;
 	const char *cut_why = NULL;
-	char why[1024], buf[512];
+	char why[1024], what[2048];
+	enum outcome out;
+	struct cmd_stat *cmd;
 	struct proc *proc;
+	enum src leaf;
 	Dwfl *dwfl;
 	int rc;
-
 	nr_samples++;
 	pid = (int)(p[1] & 0xffffffff);
 	tid = (int)(p[1] >> 32);
@@ -1008,12 +1431,14 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 	cur.stack = stack;
 	cur.stack_len = dyn;
 	{
-		struct frame_ctx fc = { dwfl, proc, d, 0, NULL };
+		struct frame_ctx fc = { dwfl, proc, d, 0, NULL, 0, false, false, false, false };
 
 		rc = dwfl_getthread_frames(dwfl, tid, frame_cb, &fc);
 		nd = fc.nd;
 		cut_why = fc.cut;
-		if (!cut_why) {
+		if (fc.entry) {
+			natural = true;
+		} else if (!cut_why) {
 			if (cur.outside)
 				cut_why = "stack did not fit the copy";
 			else if (rc == 0)
@@ -1031,7 +1456,7 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 		 * binding trampolines): a natural end is only one whose CFI
 		 * leaves the return address undefined.
 		 */
-		if (natural && nd > 0 && !ra_undefined(dwfl, d[nd - 1], nd > 1)) {
+		if (natural && !fc.entry && nd > 0 && !ra_undefined(dwfl, d[nd - 1], nd > 1)) {
 			natural = false;
 			cut_why = "libdw: ended where the CFI has a return address";
 		}
@@ -1044,118 +1469,49 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 			d[i] &= ARM64_VA_MASK;
 	}
 
-	judge(dwfl, proc, k, nk, d, nd, natural, cut_why);
-
-	/* First difference m and first frame without SFrame u. */
-	for (m = 0; m < nk && m < nd && k[m] == d[m]; m++)
-		;
-	u = -1;
-	first_use = NULL;
-	for (int i = 0; i < m && i < nk; i++) {
-		uint64_t look = i ? k[i] - 1 : k[i];
-		struct map *mm = find_map(proc, look);
-		uint64_t bias;
-		enum sf_cover c = SF_NONE;
-
-		if (mm && mm->file && mm->file->has_sframe &&
-		    file_bias(mm->file, mm->start, mm->pgoff, &bias))
-			c = sframe_lookup(&mm->file->sf, look - bias);
-		if (c == SF_NONE) {
-			u = i;
-			break;
-		}
-		if (!mm->sf_first)
-			mm->sf_first = time;
-		/* the most recently started coverage among the frames */
-		if (!first_use || mm->sf_first > first_time_in) {
-			first_use = mm->file->guest;
-			first_time_in = mm->sf_first;
-		}
-	}
-
-	/* Is the sampled PC itself described by SFrame? */
-	{
-		struct map *mm = find_map(proc, k[0]);
-		uint64_t bias;
-
-		sf_pc = mm && mm->file && mm->file->has_sframe &&
-			file_bias(mm->file, mm->start, mm->pgoff, &bias) &&
-			sframe_lookup(&mm->file->sf, k[0] - bias) != SF_NONE;
+	nr_judged++;
+	leaf = step_source(proc, k[0]);
+	nr_leaf[leaf]++;
+	nr_sf_pc += leaf == SRC_SFRAME;
+	out = judge(dwfl, proc, k, nk, d, nd, natural, cut_max, cut_why, nr_samples,
+		    &at, what, sizeof(what));
+	nr_outcome[out]++;
+	cmd = get_cmd(proc->comm);
+	cmd->samples++;
+	cmd->agree += out < OUT_SHORTER;
+	if (!proc->first_sample) {
+		proc->first_sample = nr_samples;
+		proc->first_ok = out < OUT_SHORTER;
+		memcpy(proc->first_comm, proc->comm, sizeof(proc->comm));
+		if (!proc->first_ok)
+			proc->first_what = xstrdup(what);
+		cmd->procs++;
+		cmd->first_ok += proc->first_ok;
 	}
 
 	if (verbose) {
-		printf("sample %lu pid %d tid %d t=%.6f nk=%d nd=%d m=%d u=%d%s%s\n",
-		       nr_samples, pid, tid, (time - first_time) / 1e9, nk, nd, m, u,
-		       cut_why ? " cut: " : "", cut_why ? cut_why : "");
-		print_chain("kernel", dwfl, proc, k, nk, 0);
-		print_chain("libdw", dwfl, proc, d, nd, 0);
+		printf("sample %lu pid %d tid %d t=%.6f nk=%d nd=%d%s%s%s%s\n",
+		       nr_samples, pid, tid, (time - first_time) / 1e9, nk, nd,
+		       cut_why ? " cut: " : "", cut_why ? cut_why : "",
+		       out >= OUT_SHORTER ? ": " : "", out >= OUT_SHORTER ? what : "");
+		print_chain("kernel", dwfl, proc, k, nk, 0, true);
+		print_chain("libdw", dwfl, proc, d, nd, 0, false);
 	}
-
-	if (m == nk && m == nd) {
-		nr_identical++;
-		nr_sf_pc += sf_pc;
+	if (out < OUT_SHORTER)
 		return;
-	}
-	if (u == 0 && m > u) {
-		exclude("sampled PC without SFrame, chains differ above it",
-			pid, tid, time);
+	/* the class: the kind, the step's source and function, the frames */
+	count_add(&classes, what);
+	if (++nr_wrong_reported > list_max || verbose)
 		return;
-	}
-	if (u >= 0 && m > u && !strict) {
-		nr_fp_tail++;
-		nr_sf_pc += sf_pc;
-		char func[512];
-
-		symbolise2(dwfl, proc, k[u], u > 0, buf, sizeof(buf), func, sizeof(func));
-		count_add(&fp_tail_where, func);
-		return;
-	}
-	if (!natural && m == nd) {
-		exclude(cut_why, pid, tid, time);
-		return;
-	}
-	if (cut_max && m == nk) {
-		nr_truncated++;
-		nr_sf_pc += sf_pc;
-		return;
-	}
-
-	nr_mismatch++;
-	nr_sf_pc += sf_pc;
-	if (first_use && time - first_time_in <= COLD_NS)
-		nr_mismatch_first_use++;
-	{
-		char kb[512], db[512], kf[512], df[512], kind[1200];
-
-		if (m < nk)
-			symbolise2(dwfl, proc, k[m], m > 0, kb, sizeof(kb), kf, sizeof(kf));
-		else
-			snprintf(kf, sizeof(kf), "(chain ends)");
-		if (m < nd)
-			symbolise2(dwfl, proc, d[m], m > 0, db, sizeof(db), df, sizeof(df));
-		else
-			snprintf(df, sizeof(df), "(chain ends)");
-		snprintf(kind, sizeof(kind), "frame %d: kernel %s | libdw %s", m, kf, df);
-		count_add(&mismatch_kinds, kind);
-		if (nr_mismatch == 1 && list_max)
-			printf("  mismatches (the first %lu in full):\n", list_max);
-		if (nr_mismatch <= list_max) {
-			printf("  mismatch %lu: sample %lu, pid %d tid %d, t=%.6f s: first difference at frame %d%s\n",
-			       nr_mismatch, nr_samples, pid, tid, (time - first_time) / 1e9, m,
-			       u >= 0 ? "" : " (all common frames have SFrame)");
-			if (m > 0) {
-				symbolise(dwfl, proc, k[m - 1], m - 1 > 0, buf, sizeof(buf));
-				printf("      common #0..#%d, last: %s\n", m - 1, buf);
-			}
-			print_chain("kernel", dwfl, proc, k, nk, m);
-			print_chain("libdw", dwfl, proc, d, nd, m);
-			if (!natural && cut_why)
-				printf("      (libdw's chain was cut: %s)\n", cut_why);
-			if (first_use)
-				printf("      (%.3f ms after the process's first sample with a frame in %s's SFrame coverage)\n",
-				       (time - first_time_in) / 1e6, first_use);
-		}
-	}
+	if (nr_wrong_reported == 1)
+		printf("  samples that differ (the first %lu in full):\n", list_max);
+	printf("  sample %lu, pid %d tid %d (%s), t=%.6f s%s: at frame %d: %s\n",
+	       nr_samples, pid, tid, proc->comm, (time - first_time) / 1e9,
+	       proc->first_sample == nr_samples ? ", the process's first" : "", at, what);
+	print_chain("kernel", dwfl, proc, k, nk, at > 3 ? at - 3 : 0, true);
+	print_chain("libdw", dwfl, proc, d, nd, at > 3 ? at - 3 : 0, false);
+	if (!natural && cut_why)
+		printf("      (libdw's chain was cut: %s)\n", cut_why);
 }
 
 /* ------------------------------------------------------------ records */
@@ -1221,33 +1577,88 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [options] FILE\n"
-		"  --map GUEST=HOST    guest path prefix GUEST is HOST on this machine (repeatable)\n"
-		"  --threshold PCT     minimum agreement in percent (default 99)\n"
-		"  --min-samples N     minimum number of compared samples (default 200)\n"
+		"  --map GUEST=HOST    guest path prefix GUEST is HOST on this machine (repeatable;\n"
+		"                      several HOSTs for one GUEST are tried in turn)\n"
+		"  --sysctl NAME=V     the kernel's kernel.NAME during the recording: unwind_user_sframe\n"
+		"                      (default 1), unwind_user_eh_frame (1), unwind_user_recover (0);\n"
+		"                      V \"absent\" counts as 0\n"
+		"  --threshold PCT     minimum share of judged samples that agree frame by frame\n"
+		"                      (default 99.9)\n"
+		"  --max-wrong PCT     most wrong frames, in percent of the compared ones (default 0.01)\n"
+		"  --max-first-incomplete N\n"
+		"                      most processes whose first judged sample does not agree\n"
+		"                      (default 0)\n"
+		"  --min-samples N     minimum number of judged samples (default 200)\n"
 		"  --min-sframe N      of which at least N with the sampled PC in SFrame-described\n"
 		"                      code (default 0)\n"
-		"  --list N            mismatches listed in full (default 20)\n"
-		"  --strict            differences after the kernel left SFrame coverage are mismatches\n"
-		"  --max-wrong PCT     most samples, in percent, whose chain has a frame libdw's\n"
-		"                      complete chain lacks (default 0.1)\n"
-		"  --min-judged N      minimum number of samples judged frame by frame (default 0)\n"
+		"  --list N            samples that differ shown in full (default 20)\n"
+		"  --classes N         mismatch classes and unjudged reasons listed (default 10)\n"
 		"  --label NAME        name shown in the result line\n"
 		"  -v, --verbose       print both chains of every sample\n",
 		prog);
 	exit(2);
 }
 
+static void set_sysctl(char *arg)
+{
+	char *eq = strchr(arg, '='), *name = arg, *endp;
+	long v;
+
+	if (!eq)
+		usage();
+	*eq = 0;
+	if (!strncmp(name, "kernel.", 7))
+		name += 7;
+	if (!strcmp(eq + 1, "absent")) {
+		v = 0;
+	} else {
+		v = strtol(eq + 1, &endp, 10);
+		if (!eq[1] || *endp || v < 0)
+			usage();
+	}
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
+		if (!strcmp(sysctls[i].name, name)) {
+			sysctls[i].value = v != 0;
+			sysctls[i].given = true;
+			return;
+		}
+	}
+	fprintf(stderr, "%s: unknown sysctl %s\n", prog, name);
+	usage();
+}
+
+static unsigned long parse_ulong(const char *s)
+{
+	char *endp;
+	unsigned long v = strtoul(s, &endp, 10);
+
+	if (!*s || *endp)
+		usage();
+	return v;
+}
+
+static double parse_pct(const char *s)
+{
+	char *endp;
+	double v = strtod(s, &endp);
+
+	if (!*s || *endp || v < 0 || v > 100)
+		usage();
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "map", required_argument, NULL, 'M' },
+		{ "sysctl", required_argument, NULL, 'K' },
 		{ "threshold", required_argument, NULL, 't' },
+		{ "max-wrong", required_argument, NULL, 'W' },
+		{ "max-first-incomplete", required_argument, NULL, 'I' },
 		{ "min-samples", required_argument, NULL, 'n' },
 		{ "min-sframe", required_argument, NULL, 'F' },
 		{ "list", required_argument, NULL, 'l' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "max-wrong", required_argument, NULL, 'W' },
-		{ "min-judged", required_argument, NULL, 'J' },
+		{ "classes", required_argument, NULL, 'C' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1255,13 +1666,14 @@ int main(int argc, char **argv)
 	};
 	const struct perf_event_attr *attr;
 	struct xcheck_header hdr;
-	unsigned long nr_recs = 0, cap = 0, compared, agreed;
+	unsigned long nr_recs = 0, cap = 0, agreed, compared = 0, wrong = 0;
+	unsigned long nr_procs = 0, nr_first_ok = 0;
 	struct rec *recs = NULL;
 	const uint8_t *data, *p, *end;
 	static char tmpl[] = "/tmp/xcheck-vdso-XXXXXX";
-	char *eq, *endp;
+	char *eq;
 	struct stat st;
-	double pct;
+	double pct, wrong_pct;
 	size_t off;
 	int fd, opt;
 	bool pass;
@@ -1277,38 +1689,29 @@ int main(int argc, char **argv)
 			path_map[nr_path_maps].host = eq + 1;
 			nr_path_maps++;
 			break;
+		case 'K':
+			set_sysctl(optarg);
+			break;
 		case 't':
-			threshold = strtod(optarg, &endp);
-			if (*endp || threshold < 0 || threshold > 100)
-				usage();
-			break;
-		case 'n':
-			min_samples = strtoul(optarg, &endp, 10);
-			if (*endp)
-				usage();
-			break;
-		case 'F':
-			min_sframe = strtoul(optarg, &endp, 10);
-			if (*endp)
-				usage();
-			break;
-		case 'l':
-			list_max = strtoul(optarg, &endp, 10);
-			if (*endp)
-				usage();
-			break;
-		case 'S':
-			strict = true;
+			threshold = parse_pct(optarg);
 			break;
 		case 'W':
-			max_wrong = strtod(optarg, &endp);
-			if (*endp || max_wrong < 0 || max_wrong > 100)
-				usage();
+			max_wrong = parse_pct(optarg);
 			break;
-		case 'J':
-			min_judged = strtoul(optarg, &endp, 10);
-			if (*endp)
-				usage();
+		case 'I':
+			max_first_incomplete = parse_ulong(optarg);
+			break;
+		case 'n':
+			min_samples = parse_ulong(optarg);
+			break;
+		case 'F':
+			min_sframe = parse_ulong(optarg);
+			break;
+		case 'l':
+			list_max = parse_ulong(optarg);
+			break;
+		case 'C':
+			classes_max = parse_ulong(optarg);
 			break;
 		case 'L':
 			label = optarg;
@@ -1397,10 +1800,16 @@ int main(int argc, char **argv)
 	qsort(recs, nr_recs, sizeof(*recs), rec_cmp);
 
 	elf_version(EV_CURRENT);
+
 	printf("xcheck-report: %s%s%s\n", label ? label : "", label ? ": " : "", argv[optind]);
 	printf("  %s, cpu-clock period %llu ns, user stack copy %u bytes\n",
 	       e_machine == EM_X86_64 ? "x86_64" : "arm64",
 	       (unsigned long long)attr->sample_period, attr->sample_stack_user);
+	printf("  kernel:");
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++)
+		printf(" %s=%d%s", sysctls[i].name, sysctls[i].value,
+		       sysctls[i].given ? "" : " (not given: assumed)");
+	printf("\n");
 
 	for (unsigned long i = 0; i < nr_recs; i++) {
 		const uint8_t *r = recs[i].p;
@@ -1419,11 +1828,15 @@ int main(int argc, char **argv)
 			do_mmap2(r);
 			break;
 		case PERF_RECORD_COMM:
+			/* pid, tid, comm */
+			pp = get_proc(b[0], true);
 			if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
-				pp = get_proc(b[0], true);
 				pp->nr_maps = 0;
 				pp->gen++;
 			}
+			if (b[0] == b[1])
+				snprintf(pp->comm, sizeof(pp->comm), "%.*s",
+					 (int)(h->size - sizeof(*h) - 8), (const char *)(b + 2));
 			break;
 		case PERF_RECORD_FORK:
 			/* pid, ppid, tid, ptid: a new process copies its parent */
@@ -1431,6 +1844,7 @@ int main(int argc, char **argv)
 				parent = get_proc(b[1], false);
 				pp = get_proc(b[0], true);
 				if (parent && parent != pp) {
+					memcpy(pp->comm, parent->comm, sizeof(pp->comm));
 					for (int j = 0; j < parent->nr_maps; j++)
 						add_map(pp, parent->maps[j].start,
 							parent->maps[j].end - parent->maps[j].start,
@@ -1443,34 +1857,78 @@ int main(int argc, char **argv)
 		}
 	}
 
-	compared = nr_samples - nr_excluded;
-	agreed = nr_identical + nr_fp_tail + nr_truncated;
-	pct = compared ? 100.0 * agreed / compared : 0;
-	if (nr_mismatch > list_max)
-		printf("  (%lu more mismatches not listed)\n", nr_mismatch - list_max);
-	if (nr_mismatch) {
-		printf("  mismatches by first differing frame:\n");
-		count_print(mismatch_kinds, "    ", 15);
+	agreed = nr_outcome[OUT_EQUAL] + nr_outcome[OUT_EQUAL_MAX] + nr_outcome[OUT_EQUAL_CUT];
+	pct = nr_judged ? 100.0 * agreed / nr_judged : 0;
+	for (int s = 0; s < SRC_NR; s++) {
+		compared += src_stats[s].compared;
+		wrong += src_stats[s].wrong;
 	}
+	wrong_pct = compared ? 100.0 * wrong / compared : 0;
+	for (struct proc *pp = procs; pp; pp = pp->next) {
+		nr_procs += !!pp->first_sample;
+		nr_first_ok += pp->first_sample && pp->first_ok;
+	}
+
+	if (nr_wrong_reported > list_max)
+		printf("  (%lu more samples that differ not shown)\n", nr_wrong_reported - list_max);
 	printf("  samples          %8lu   (lost by the kernel: %llu%s)\n", nr_samples,
 	       (unsigned long long)hdr.lost,
 	       hdr.complete ? "" : "; recording incomplete");
 	printf("  excluded         %8lu\n", nr_excluded);
-	count_print(excl_reasons, "      ", 10);
-	printf("  compared         %8lu   (%lu with the sampled PC in SFrame-described code)\n",
-	       compared, nr_sf_pc);
-	printf("  agreed           %8lu   (%.2f%%)\n", agreed, pct);
-	printf("      identical chains                        %8lu\n", nr_identical);
-	printf("      equal up to where SFrame coverage ends  %8lu%s\n", nr_fp_tail,
-	       strict ? "   (--strict: counted as mismatches)" : "");
-	count_print(fp_tail_where, "          left SFrame at: ", 5);
-	if (nr_truncated)
-		printf("      kernel chain cut at max_stack           %8lu\n", nr_truncated);
-	printf("  mismatched       %8lu\n", nr_mismatch);
-	if (nr_mismatch_first_use)
-		printf("      within %d ms of the first sample in an object's SFrame coverage\n"
-		       "      (the kernel's cold-start fallback?)     %8lu\n",
-		       (int)(COLD_NS / 1000000), nr_mismatch_first_use);
+	count_print(excl_reasons, "      ", classes_max);
+	printf("  judged           %8lu   (sampled PC: %lu with SFrame, %lu in .eh_frame tables, %lu without a table)\n",
+	       nr_judged, nr_leaf[SRC_SFRAME], nr_leaf[SRC_EH_FRAME],
+	       nr_judged - nr_leaf[SRC_SFRAME] - nr_leaf[SRC_EH_FRAME]);
+	printf("  agree            %8lu   (%.3f%%)\n", agreed, pct);
+	printf("      identical chains                         %8lu\n", nr_outcome[OUT_EQUAL]);
+	if (nr_outcome[OUT_EQUAL_MAX])
+		printf("      equal up to the kernel's max_stack cut   %8lu\n",
+		       nr_outcome[OUT_EQUAL_MAX]);
+	printf("      equal up to where libdw's chain was cut  %8lu   (later kernel frames unjudged)\n",
+	       nr_outcome[OUT_EQUAL_CUT]);
+	printf("  kernel chain shorter %4lu\n", nr_outcome[OUT_SHORTER]);
+	printf("  wrong frame      %8lu\n", nr_outcome[OUT_WRONG]);
+	if (classes) {
+		printf("  mismatch classes (samples):\n");
+		count_print(classes, "    ", classes_max);
+	}
+	if (unjudged_kinds) {
+		printf("  unjudged beyond libdw's end, by where libdw stopped (samples):\n");
+		count_print(unjudged_kinds, "    ", classes_max);
+	}
+	printf("  frames by the source of the step that gave them (frame 0 is the sampled PC):\n");
+	printf("    %-12s %10s %10s %8s %10s %10s\n", "source", "compared", "agree",
+	       "wrong", "k.shorter", "unjudged");
+	{
+		unsigned long t[5] = { 0 };
+
+		for (int s = 0; s < SRC_NR; s++) {
+			unsigned long v[5] = {
+				src_stats[s].compared, src_stats[s].agree, src_stats[s].wrong,
+				src_stats[s].shorter, src_stats[s].unjudged,
+			};
+
+			for (int i = 0; i < 5; i++)
+				t[i] += v[i];
+			if (s > SRC_FP && !(s == SRC_RECOVERY && K_RECOVER) &&
+			    !v[0] && !v[3] && !v[4])
+				continue;
+			printf("    %-12s %10lu %10lu %8lu %10lu %10lu\n", src_names[s],
+			       v[0], v[1], v[2], v[3], v[4]);
+		}
+		printf("    %-12s %10lu %10lu %8lu %10lu %10lu\n", "all",
+		       t[0], t[1], t[2], t[3], t[4]);
+	}
+	printf("  by command: samples, agree, processes, first sample complete\n");
+	for (struct cmd_stat *c = cmds; c; c = c->next)
+		printf("    %-16s %8lu %8lu (%.3f%%) %6lu %6lu\n", c->comm, c->samples,
+		       c->agree, c->samples ? 100.0 * c->agree / c->samples : 0.0,
+		       c->procs, c->first_ok);
+	printf("  first sample per process complete: %lu of %lu\n", nr_first_ok, nr_procs);
+	for (struct proc *pp = procs; pp; pp = pp->next)
+		if (pp->first_sample && !pp->first_ok)
+			printf("      pid %d (%s), sample %lu: %s\n", pp->pid, pp->first_comm,
+			       pp->first_sample, pp->first_what);
 	for (struct file *f = files; f; f = f->next)
 		if (f->unverified)
 			printf("  note: %s used without a build ID check (none recorded)\n",
@@ -1481,34 +1939,22 @@ int main(int argc, char **argv)
 	if (nr_kernel_samples)
 		printf("  note: %lu kernel chain entries ignored\n", nr_kernel_samples);
 
-#define SHARE(n) (nr_judged ? 100.0 * (n) / nr_judged : 0.0)
-	printf("  frame by frame, every sample with both chains (any sampled PC):\n");
-	printf("    judged           %8lu\n", nr_judged);
-	printf("    reach main       %8lu   (%.2f%%; libdw: %lu, %.2f%%)\n",
-	       nr_k_main, SHARE(nr_k_main), nr_d_main, SHARE(nr_d_main));
-	count_print(nomain_kinds, "        libdw's reaches main, the kernel's ends at ", 5);
-	printf("    identical        %8lu   (%.2f%%)\n", nr_j_identical, SHARE(nr_j_identical));
-	printf("    libdw's, frames left out %lu   (%.2f%%)\n", nr_j_skips, SHARE(nr_j_skips));
-	printf("    libdw's, ends earlier    %lu   (%.2f%%)\n", nr_j_short, SHARE(nr_j_short));
-	printf("    not judged (libdw's chain cut before the frame, or no SFrame) %lu   (%.2f%%)\n",
-	       nr_j_unjudged, SHARE(nr_j_unjudged));
-	count_print(unjudged_kinds, "        ", 5);
-	printf("    wrong frame      %8lu   (%.3f%%, at most %.3f%%)\n", nr_j_wrong,
-	       SHARE(nr_j_wrong), max_wrong);
-	count_print(wrong_kinds, "        ", 10);
-
-	pass = compared >= min_samples && nr_sf_pc >= min_sframe && pct >= threshold &&
-	       hdr.complete && SHARE(nr_j_wrong) <= max_wrong && nr_judged >= min_judged;
-	printf("%s%s%s: %lu/%lu samples agree (%.2f%%), %lu excluded, %lu mismatched, %llu lost; %s (threshold %.2f%%, at least %lu compared)\n",
+	pass = hdr.complete && nr_judged >= min_samples && nr_sf_pc >= min_sframe &&
+	       pct >= threshold && wrong_pct <= max_wrong &&
+	       nr_procs - nr_first_ok <= max_first_incomplete;
+	printf("%s%s%s: %lu/%lu samples agree frame by frame (%.3f%%), %lu/%lu frames wrong (%.4f%%), "
+	       "first samples complete %lu/%lu, %lu excluded, %llu lost; %s "
+	       "(threshold %.2f%%, wrong at most %.3f%%, at least %lu judged)\n",
 	       pass ? "PASS" : "FAIL", label ? " " : "", label ? label : "",
-	       agreed, compared, pct, nr_excluded, nr_mismatch,
-	       (unsigned long long)hdr.lost,
+	       agreed, nr_judged, pct, wrong, compared, wrong_pct, nr_first_ok, nr_procs,
+	       nr_excluded, (unsigned long long)hdr.lost,
 	       !hdr.complete ? "recording incomplete" :
-	       compared < min_samples ? "too few samples compared" :
+	       nr_judged < min_samples ? "too few samples judged" :
 	       nr_sf_pc < min_sframe ? "too few samples in SFrame-described code" :
 	       pct < threshold ? "agreement below the threshold" :
-	       SHARE(nr_j_wrong) > max_wrong ? "too many wrong frames" :
-	       nr_judged < min_judged ? "too few samples judged" : "ok",
-	       threshold, min_samples);
+	       wrong_pct > max_wrong ? "too many wrong frames" :
+	       nr_procs - nr_first_ok > max_first_incomplete ?
+			"first samples of processes incomplete" : "ok",
+	       threshold, max_wrong, min_samples);
 	return pass ? 0 : 1;
 }

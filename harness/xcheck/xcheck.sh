@@ -18,7 +18,8 @@
 #   XCHECK_SFRAME=0|1     set kernel.unwind_user_sframe before recording
 #   XCHECK_RECORD_OPTS    more xcheck-record options (-p NS, -s BYTES)
 #   XCHECK_REPORT_OPTS    more xcheck-report options (--threshold PCT,
-#                         --min-samples N, --strict, --list N, -v, --map)
+#                         --max-wrong PCT, --min-samples N, --list N,
+#                         --classes N, --sysctl NAME=V, -v, --map)
 set -euo pipefail
 XDIR=$(cd "$(dirname "$0")" && pwd)
 . "$XDIR/../config.sh"

@@ -16,15 +16,16 @@
 # progs/libc_hot.c (its hot paths in libc and in assembly without SFrame
 # data), dtc (scripts/dtc of the kernel tree, a program not written for
 # this check: see below). Each program must have at least 200 samples
-# judged (but libc_hot: 200 of them with the sampled PC in SFrame-described
+# judged (all but libc_hot: 200 of them with the sampled PC in SFrame-described
 # code), 99.9% of them agreeing frame by frame, at most 0.01% of the
 # compared frames wrong and the first sample of every process complete
 # (xcheck-report's defaults; XCHECK_REPORT_OPTS may change them). Work
 # files: out/xcheck/group-ARCH/.
 #
 # Environment: KERNEL, INITRD (harness/qemu-run.sh), XCHECK_SFRAME=0|1
-# (kernel.unwind_user_sframe for the run, default 1), XCHECK_RECOVER=0|1
-# (kernel.unwind_user_recover: 0 or 1; default: the kernel's), XCHECK_REPORT_OPTS
+# (kernel.unwind_user_sframe for the run, default 1), XCHECK_EH_FRAME=0|1
+# and XCHECK_RECOVER=0|1 (kernel.unwind_user_eh_frame and
+# kernel.unwind_user_recover; default: the kernel's), XCHECK_REPORT_OPTS
 # (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
 # default 1.5, 3 on arm64, whose TCG guest runs slower), XCHECK_SAMPLES
 # (default 2000) and XCHECK_TRIES (default 4): a program whose recording
@@ -42,20 +43,18 @@ if [ $# -ne 1 ] || ! xc_arch_ok "$1"; then
 	exit 2
 fi
 ARCH=$1
-SFRAME=${XCHECK_SFRAME:-1}
+export XCHECK_SFRAME=${XCHECK_SFRAME:-1}
 SECS=${XCHECK_SECONDS:-$([ "$ARCH" = arm64 ] && echo 3 || echo 1.5)}
 NEED=${XCHECK_SAMPLES:-2000}
 TRIES=${XCHECK_TRIES:-4}
 case "$NEED$TRIES" in *[!0-9]*) echo "error: XCHECK_SAMPLES and XCHECK_TRIES must be numbers" >&2; exit 2 ;; esac
-case "$SFRAME" in 0|1) ;; *) echo "error: XCHECK_SFRAME must be 0 or 1" >&2; exit 2 ;; esac
-RECOVER=${XCHECK_RECOVER:-}
-case "$RECOVER" in ''|0|1) ;; *) echo "error: XCHECK_RECOVER must be 0 or 1" >&2; exit 2 ;; esac
+xc_check_switches || exit 2
 
 N=0 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
 not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - xcheck: $*"; }
-echo "# xcheck on $ARCH (kernel.unwind_user_sframe=$SFRAME)"
 comment() { sed 's/^/# /'; }
+START=$SECONDS
 
 G=$OUT/xcheck/group-$ARCH
 SHARE=$G/share
@@ -118,11 +117,7 @@ EOF
 
 # One boot records every program.
 {
-	echo "echo $SFRAME >/proc/sys/kernel/unwind_user_sframe ||" \
-		"echo 'xcheck: cannot set kernel.unwind_user_sframe' >&2"
-	[ -z "$RECOVER" ] ||
-		echo "echo $RECOVER >/proc/sys/kernel/unwind_user_recover ||" \
-			"echo 'xcheck: cannot set kernel.unwind_user_recover' >&2"
+	xc_guest_sysctls sysctl.txt
 	# record PROG OPT CMD N: record CMD (its @N@ replaced by N, the run
 	# time or dtc's rounds), and while the recording holds fewer than
 	# $NEED samples (a busy host gives the guest fewer timer ticks),
@@ -152,6 +147,7 @@ EOF
 		esac
 	done
 } >"$SHARE/run.sh"
+echo "# xcheck on $ARCH"
 rc=0
 # A hang bound, not a time limit: the recordings retry until they have
 # their samples. TIMEOUT_SCALE (make check-debug: 4) scales it, as it does
@@ -159,12 +155,16 @@ rc=0
 # recording of the seven programs took more than 900 s.
 QUIET_STATUS=1 RUN_DIR=$G/run TIMEOUT=${TIMEOUT:-$((900 * ${TIMEOUT_SCALE:-1}))} \
 	"$TOP/harness/qemu-run.sh" "$ARCH" "$SHARE" 'sh /host/run.sh' >"$G/guest.log" 2>&1 || rc=$?
+GUEST_END=$SECONDS
 if [ "$rc" != 0 ]; then
 	not_ok "guest boot and recording (status $rc)"
 	tail -n 30 "$G/guest.log" | comment
 fi
+# the kernel's sysctls, as the guest read them, for the reports
+[ -f "$SHARE/sysctl.txt" ] && echo "# kernel: $(tr '\n' ' ' <"$SHARE/sysctl.txt")"
 
 mapfile -t maps < <(xc_maps "$ARCH" "$SHARE" "$G/run")
+mapfile -t sysctls < <(xc_sysctl_opts "$SHARE/sysctl.txt")
 for p in "${PROGS[@]}"; do
 	if [ ! -f "$SHARE/$p.rc" ]; then
 		not_ok "$p: not recorded (the guest stopped before it)"
@@ -182,7 +182,7 @@ for p in "${PROGS[@]}"; do
 	mins=(--min-samples 200 --min-sframe 200)
 	[ "$p" = libc_hot ] && mins=(--min-samples 200)
 	# shellcheck disable=SC2086
-	"$XC_REPORT" --label "$p" "${mins[@]}" "${maps[@]}" \
+	"$XC_REPORT" --label "$p" "${mins[@]}" "${maps[@]}" "${sysctls[@]}" \
 		${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \
 		>"$G/$p.report" 2>&1 || rrc=$?
 	# the tries when one recording was not enough
@@ -208,4 +208,6 @@ for p in "${PROGS[@]}"; do
 		fi
 	} | comment
 done
+echo "# xcheck on $ARCH took $((SECONDS - START)) s (guest $((GUEST_END - START)) s," \
+	"reports $((SECONDS - GUEST_END)) s)"
 exit "$FAILED"

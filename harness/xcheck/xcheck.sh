@@ -8,18 +8,21 @@
 # Builds xcheck-record (for ARCH) and xcheck-report (host) into out/xcheck/,
 # boots the guest with HOSTDIR at /host (the working directory) and runs
 #   xcheck-record -o /ctl/xcheck.data -- PROGRAM ARGS...
-# there, then xcheck-report on the host; prints the report and exits with
-# its status (0: agreement above the threshold). PROGRAM ARGS are split by
-# the guest's shell. The recorder and the recording live in the run
-# directory (out/xcheck/run-ARCH, /ctl in the guest), not in HOSTDIR.
+# there, then xcheck-report on the host, told the guest's
+# kernel.unwind_user_* sysctls; prints the report and exits with its status
+# (0: the criteria are met). PROGRAM ARGS are split by the guest's shell.
+# The recorder and the recording live in the run directory
+# (out/xcheck/run-ARCH, /ctl in the guest), not in HOSTDIR.
 #
 # Environment:
 #   KERNEL, INITRD        guest images (see harness/qemu-run.sh)
 #   XCHECK_SFRAME=0|1     set kernel.unwind_user_sframe before recording
+#   XCHECK_EH_FRAME=0|1   set kernel.unwind_user_eh_frame before recording
+#   XCHECK_RECOVER=0|1    set kernel.unwind_user_recover before recording
 #   XCHECK_RECORD_OPTS    more xcheck-record options (-p NS, -s BYTES)
 #   XCHECK_REPORT_OPTS    more xcheck-report options (--threshold PCT,
 #                         --max-wrong PCT, --min-samples N, --list N,
-#                         --classes N, --sysctl NAME=V, -v, --map)
+#                         --classes N, -v, --map)
 set -euo pipefail
 XDIR=$(cd "$(dirname "$0")" && pwd)
 . "$XDIR/../config.sh"
@@ -35,10 +38,7 @@ xc_arch_ok "$ARCH" || usage
 [ -d "$HOSTDIR" ] || die "HOSTDIR '$HOSTDIR' is not a directory"
 HOSTDIR=$(readlink -f "$HOSTDIR")
 [ -n "${CMD//[[:space:]]/}" ] || die "no program given"
-case "${XCHECK_SFRAME:-}" in
-''|0|1) ;;
-*) die "XCHECK_SFRAME must be 0 or 1" ;;
-esac
+xc_check_switches || exit 2
 
 xc_build "$ARCH" || die "cannot build the xcheck tools (see above)"
 
@@ -48,12 +48,7 @@ mkdir -p "$RUN"
 cp "$XC_RECORD" "$RUN/xcheck-record"
 {
 	echo 'set -u'
-	if [ -n "${XCHECK_SFRAME:-}" ]; then
-		echo "echo $XCHECK_SFRAME >/proc/sys/kernel/unwind_user_sframe ||" \
-			"{ echo 'xcheck: cannot set kernel.unwind_user_sframe'; exit 125; }"
-	fi
-	# shellcheck disable=SC2016 # expanded in the guest
-	echo 'echo "xcheck: kernel.unwind_user_sframe=$(cat /proc/sys/kernel/unwind_user_sframe 2>/dev/null || echo absent)"'
+	xc_guest_sysctls /ctl/sysctl.txt
 	echo "/ctl/xcheck-record -o /ctl/xcheck.data ${XCHECK_RECORD_OPTS:-} -- $CMD"
 } >"$RUN/guest.sh"
 
@@ -70,5 +65,7 @@ case "$rc" in
 esac
 
 mapfile -t maps < <(xc_maps "$ARCH" "$HOSTDIR" "$RUN")
+mapfile -t sysctls < <(xc_sysctl_opts "$RUN/sysctl.txt")
 # shellcheck disable=SC2086
-exec "$XC_REPORT" --label "$CMD" "${maps[@]}" ${XCHECK_REPORT_OPTS:-} "$RUN/xcheck.data"
+exec "$XC_REPORT" --label "$CMD" "${maps[@]}" "${sysctls[@]}" ${XCHECK_REPORT_OPTS:-} \
+	"$RUN/xcheck.data"

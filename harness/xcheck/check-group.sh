@@ -1,10 +1,11 @@
 #!/bin/bash
 # The cross-check as a test group: build a few programs with SFrame and
-# without frame pointers, record each in ONE boot of the ARCH guest with
-# xcheck-record, compare each on the host with xcheck-report, and print one
-# TAP line per program ("ok N - xcheck: demo: ..."; the architecture is in
-# the first "# " line), failure details as "# " lines. Exit status 1 if any
-# line is "not ok".
+# without frame pointers, take two Debian programs as they are, record each
+# in ONE boot of the ARCH guest with xcheck-record, compare each on the host
+# with xcheck-report, and print one TAP line per program ("ok N - xcheck:
+# demo: ..."; the architecture and the kernel's sysctls are in the first
+# "# " line), then the program's frames by source and its mismatch classes
+# as "# " lines. Exit status 1 if any line is "not ok".
 #
 #   harness/xcheck/check-group.sh ARCH
 #
@@ -15,10 +16,16 @@
 # progs/dlopen_main.c (four dlopen/dlclose rounds of the same library),
 # progs/libc_hot.c (its hot paths in libc and in assembly without SFrame
 # data), dtc (scripts/dtc of the kernel tree, a program not written for
-# this check: see below). Each program must have at least 200 samples
-# judged (all but libc_hot: 200 of them with the sampled PC in SFrame-described
-# code), 99.9% of them agreeing frame by frame, at most 0.01% of the
-# compared frames wrong and the first sample of every process complete
+# this check, built with SFrame: see below); and Debian's own gzip and perl
+# binaries (the host's on x86_64, the arm64 packages fetched by
+# harness/debs.sh on arm64), which have no SFrame and no frame pointers:
+# the kernel unwinds them with their .eh_frame. gzip compresses and tests
+# a generated text (progs/gen-text.py), perl runs progs/work.pl; dtc and
+# gzip run their rounds under progs/rounds.c, so that no shell is in the
+# recording. Each program must have at least 200 samples judged (the SFrame
+# programs: 200 of them with the sampled PC in SFrame-described code),
+# 99.9% of them agreeing frame by frame, at most 0.01% of the compared
+# frames wrong and the first sample of every process complete
 # (xcheck-report's defaults; XCHECK_REPORT_OPTS may change them). Work
 # files: out/xcheck/group-ARCH/.
 #
@@ -30,9 +37,9 @@
 # default 1.5, 3 on arm64, whose TCG guest runs slower), XCHECK_SAMPLES
 # (default 2000) and XCHECK_TRIES (default 4): a program whose recording
 # holds fewer samples than XCHECK_SAMPLES is recorded again with twice the
-# run time (dtc: twice the rounds), up to XCHECK_TRIES recordings, so that
-# a busy host costs time, not samples; the tries are listed when there was
-# more than one.
+# run time (dtc, gzip: twice the rounds), up to XCHECK_TRIES recordings, so
+# that a busy host costs time, not samples; the tries are listed when there
+# was more than one.
 set -uo pipefail
 XDIR=$(cd "$(dirname "$0")" && pwd)
 . "$XDIR/../config.sh"
@@ -102,32 +109,59 @@ build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
 # flex and bison), built with SFrame; it compiles a generated source of
 # 1,000 devices to a blob and back, DTC_ROUNDS times (default 3).
 DTC=$SRC/scripts/dtc
-build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
+# rounds: the driver of dtc's and gzip's rounds; bound at load time, so
+# that its children's first samples are in the program they exec, not in
+# the lazy binding of execv()
+build rounds "$CC" "${SF[@]}" -Wl,-z,now -o "$SHARE/rounds" "$XDIR/progs/rounds.c" ||
+	ROUNDS_FAILED=1
+[ -z "${ROUNDS_FAILED:-}" ] &&
+	build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
 	build dtc bison -d -o "$G/dtc-parser.tab.c" "$DTC/dtc-parser.y" &&
 	build dtc "$CC" "${SF[@]}" -DNO_YAML -I"$DTC" -I"$DTC/libfdt" -I"$G" \
 		-o "$SHARE/dtc" "$DTC"/{dtc,flattree,fstree,data,livetree,treesource,srcpos,checks,util}.c \
 		"$G/dtc-lexer.lex.c" "$G/dtc-parser.tab.c" &&
 	build dtc python3 "$XDIR/progs/gen-dts.py" 4 250 "$SHARE/big.dts" && PROGS+=(dtc)
-cat >"$SHARE/dtc-rounds.sh" <<'EOF'
-for i in $(seq "$1"); do
-	./dtc -q -o big.dtb big.dts && ./dtc -q -I dtb -O dts -o back.dts big.dtb || exit 1
-done
-EOF
+
+# Debian's gzip and perl, not rebuilt: no SFrame, no frame pointers. On
+# x86_64 the host's (the guest's C runtime is the host's too); on arm64
+# the arm64 packages, unpacked by harness/debs.sh. perl's libcrypt goes to
+# lib/ in the shared directory (LD_LIBRARY_PATH), so that the guest runs
+# the very file the report reads.
+# shellcheck disable=SC2317 # run through build
+debian_bins() {
+	local root
+	case $ARCH in
+	x86_64)
+		cp /usr/bin/gzip /usr/bin/perl "$SHARE/" &&
+			cp -L /lib/x86_64-linux-gnu/libcrypt.so.1 "$SHARE/lib/" ;;
+	arm64)
+		root=$("$TOP/harness/debs.sh" arm64 gzip perl-base libcrypt1) &&
+			cp "$root/bin/gzip" "$root/usr/bin/perl" "$SHARE/" &&
+			cp -L "$root/lib/aarch64-linux-gnu/libcrypt.so.1" "$SHARE/lib/" ;;
+	esac
+}
+mkdir -p "$SHARE/lib"
+if build debian debian_bins; then
+	[ -z "${ROUNDS_FAILED:-}" ] &&
+		build gzip python3 "$XDIR/progs/gen-text.py" 262144 "$SHARE/text.txt" &&
+		build gzip gzip -6 -k "$SHARE/text.txt" && PROGS+=(gzip)
+	cp "$XDIR/progs/work.pl" "$SHARE/work.pl" && PROGS+=(perl)
+fi
 [ ${#PROGS[@]} -gt 0 ] || exit 1
 
 # One boot records every program.
 {
 	xc_guest_sysctls sysctl.txt
-	# record PROG OPT CMD N: record CMD (its @N@ replaced by N, the run
-	# time or dtc's rounds), and while the recording holds fewer than
+	# record PROG OPT CMD N [VAR=VALUE]: record CMD (its @N@ replaced by
+	# N, the run time or the rounds; VAR=VALUE in its environment), and while the recording holds fewer than
 	# $NEED samples (a busy host gives the guest fewer timer ticks),
 	# record it again with N doubled, at most $TRIES times in all.
 	echo "NEED=$NEED TRIES=$TRIES"
 	cat <<-'EOS'
 	record() {
-		p=$1 opt=$2 cmd=$3 n=$4 try=1
+		p=$1 opt=$2 cmd=$3 n=$4 vars=${5:-} try=1
 		while :; do
-			./xcheck-record -o $p.data $opt -- $(echo "$cmd" | sed "s/@N@/$n/g") >$p.log 2>&1
+			env $vars ./xcheck-record -o $p.data $opt -- $(echo "$cmd" | sed "s/@N@/$n/g") >$p.log 2>&1
 			rc=$?
 			got=$(sed -n 's/.*: \([0-9]*\) samples, .*/\1/p' $p.log | tail -n 1)
 			echo "$p: try $try with $n: status $rc, ${got:-no} samples" >>tries.log
@@ -142,7 +176,11 @@ EOF
 		case $p in
 		# deep: an 8 KiB stack copy, smaller than its deepest stacks
 		deep) echo "record deep '-s 8192' './deep @N@' $SECS" ;;
-		dtc) echo "record dtc '' 'sh ./dtc-rounds.sh @N@' ${DTC_ROUNDS:-3}" ;;
+		dtc) echo "record dtc '' './rounds @N@ ./dtc -q -o big.dtb big.dts ;" \
+			"./dtc -q -I dtb -O dts -o back.dts big.dtb' ${DTC_ROUNDS:-3}" ;;
+		gzip) echo "record gzip '' './rounds @N@ ./gzip -6 -c text.txt ;" \
+			"./gzip -t text.txt.gz' ${GZIP_ROUNDS:-2}" ;;
+		perl) echo "record perl '' './perl work.pl @N@' $SECS LD_LIBRARY_PATH=/host/lib" ;;
 		*) echo "record $p '' './$p @N@' $SECS" ;;
 		esac
 	done
@@ -178,9 +216,9 @@ for p in "${PROGS[@]}"; do
 	fi
 	rrc=0
 	# the SFrame programs must exercise SFrame: 200 samples in its text;
-	# libc_hot spends most of its time in libc
+	# libc_hot spends most of its time in libc, gzip and perl have none
 	mins=(--min-samples 200 --min-sframe 200)
-	[ "$p" = libc_hot ] && mins=(--min-samples 200)
+	case $p in libc_hot|gzip|perl) mins=(--min-samples 200) ;; esac
 	# shellcheck disable=SC2086
 	"$XC_REPORT" --label "$p" "${mins[@]}" "${maps[@]}" "${sysctls[@]}" \
 		${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \

@@ -31,6 +31,8 @@
  *   -c lib.so        before each iteration, map the executable segment of
  *                    lib.so and unmap it (see churn()): no lookup result
  *                    the kernel cached for an earlier sample is used
+ *                    (the file's text stays mapped once more for the
+ *                    whole run: hold_text())
  *
  * Prints one "cost key=value ..." line per point (medians over the reps,
  * nanoseconds per iteration: none, chain, their difference "unwind", and
@@ -230,29 +232,52 @@ static int churn_fd = -1;
 static off_t churn_off;
 static size_t churn_len;
 
-static void churn_open(const char *path)
+/*
+ * Open @path, find its executable segment (*@off, *@len: the mapping of
+ * it), and map it once more for the rest of the run, with a perf event
+ * that takes call chains open (from then on): the mapping registers the
+ * file, and its table lives as long as the program. The churn's mappings
+ * then share that table, as they change the mm's registrations, instead
+ * of building it again each time. Returns the fd.
+ */
+static int hold_text(const char *path, off_t *off, size_t *len)
 {
+	struct perf_event_attr a;
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	int i;
+	int fd, i;
 
-	churn_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (churn_fd < 0)
+	/* disabled, and left open */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_CALLCHAIN;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	if (syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC) < 0)
+		die("perf_event_open");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		die(path);
-	if (pread(churn_fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_phentsize != sizeof(ph)) {
 		fprintf(stderr, "ubench: %s: not a 64-bit ELF file\n", path);
 		exit(2);
 	}
 	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(churn_fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
 		    sizeof(ph))
 			die(path);
 		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			churn_off = ph.p_offset & ~(page_size - 1);
-			churn_len = ph.p_offset + ph.p_filesz - churn_off;
-			return;
+			*off = ph.p_offset & ~(page_size - 1);
+			*len = ph.p_offset + ph.p_filesz - *off;
+			if (mmap(NULL, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+				 fd, *off) == MAP_FAILED)
+				die(path);
+			return fd;
 		}
 	}
 	fprintf(stderr, "ubench: %s: no executable segment\n", path);
@@ -506,7 +531,7 @@ int main(int argc, char **argv)
 	use_madvise = !madvise(page, page_size, MADV_DONTNEED);
 	printf("drop=%s\n", use_madvise ? "madvise" : "mmap");
 	if (churn_lib)
-		churn_open(churn_lib);
+		churn_fd = hold_text(churn_lib, &churn_off, &churn_len);
 	if (nlibs) {
 		load_libs(lib, nlibs, &lib_cs);
 		if (uselib)

@@ -47,7 +47,9 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # marks of the rules the fast path may take (no-general-mark: KUnit), the fast
 # path's restore of the frame pointer (fast-fp-not-restored) and the
 # sharing of tables
-# (no-shared-tables, tables-never-freed, shared-despite-change) have their
+# (no-shared-tables, tables-never-freed, shared-despite-change) and the
+# tables kept after their last mapping (kept-not-reused, kept-not-shrunk)
+# have their
 # own mutants; the decoder's table building is judged by the host tests
 # (harness/hosttest/mutants.sh).
 MUTANTS=(
@@ -76,6 +78,8 @@ MUTANTS=(
 "gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_signal"
 "eh-frame-never@kernel/unwind/sframe_mm.c@'\tif (sframe || !sframe_eh_frame_enabled())\n\t\teh = NULL;'@'\teh = NULL;'@unwind_eh_frame"
 "eh-frame-no-bias@kernel/unwind/sframe_mm.c@'\treturn sframe_build_func(p->b, start - p->lo, end - p->lo);'@'\treturn sframe_build_func(p->b, start, end);'@unwind_eh_frame"
+"kept-not-reused@kernel/unwind/sframe_mm.c@'\t\tif (!memcmp(&t->key, key, sizeof(*key))) {\n\t\t\tsframe_shared_get_locked(t);'@'\t\tif (!memcmp(&t->key, key, sizeof(*key)) && refcount_read(&t->ref)) {\n\t\t\tsframe_shared_get_locked(t);'@unwind_registry"
+"kept-not-shrunk@kernel/unwind/sframe_mm.c@'\treturn list_lru_shrink_walk(&sframe_kept, sc, sframe_kept_isolate,\n\t\t\t\t    NULL);'@'\treturn 0;'@unwind_registry"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

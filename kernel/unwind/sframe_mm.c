@@ -37,6 +37,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/list_lru.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -47,6 +48,7 @@
 #include <linux/seq_file.h>
 #include <linux/sframe.h>
 #include <linux/shmem_fs.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -106,16 +108,23 @@ struct sframe_file_key {
  * struct sframe_shared - the table of one file's section, shared
  * @node:	in sframe_tables, under sframe_tables_lock
  * @key:	the file and section it was built from
- * @ref:	references: the registrations that use it
+ * @ref:	references: the registrations that use it; 0 while kept
+ * @lru:	in sframe_kept while kept, under sframe_tables_lock
  * @size:	bytes allocated for it, the table included
+ * @mem:	the table's arrays
  * @rcu:	for freeing after lookups are done
- * @rules:	the table; its arrays follow this structure
+ * @rules:	the table
+ *
+ * A slab object apart from its arrays, so that sframe_kept finds the
+ * memory cgroup both are charged to.
  */
 struct sframe_shared {
 	struct hlist_node	node;
 	struct sframe_file_key	key;
 	refcount_t		ref;
+	struct list_head	lru;
 	size_t			size;
+	void			*mem;
 	struct rcu_head		rcu;
 	struct sframe_rules	rules;
 };
@@ -141,13 +150,24 @@ struct sframe_section {
 };
 
 /*
- * The tables in use, by file: a mapping of a file whose table another
- * mapping uses shares it. Holds no reference: a table leaves it when its
- * last registration goes.
+ * The tables in memory, by file: a mapping of a file whose table another
+ * mapping uses shares it. Holds no reference: a table leaves it when it
+ * is freed.
  */
 #define SFRAME_TABLES_BITS		8
 static DEFINE_HASHTABLE(sframe_tables, SFRAME_TABLES_BITS);
 static DEFINE_SPINLOCK(sframe_tables_lock);
+
+/*
+ * The tables whose last registration went, kept for the next mapping of
+ * their file: a process started again and again does not build the table
+ * of its C library at every start. At most SFRAME_KEPT_MAX of them; a
+ * shrinker frees them under memory pressure, in the memory cgroup that
+ * each is charged to. The list's lock nests inside sframe_tables_lock.
+ */
+#define SFRAME_KEPT_MAX			1024
+static struct list_lru sframe_kept;
+static bool sframe_keep;	/* sframe_kept and its shrinker are set up */
 
 /* What the registry did, for debugfs: see sframe_stats_show(). */
 enum sframe_stat {
@@ -158,6 +178,8 @@ enum sframe_stat {
 	SFRAME_STAT_DISCOVERIES,
 	SFRAME_STAT_TABLES,
 	SFRAME_STAT_TABLE_BYTES,
+	SFRAME_STAT_KEPT,
+	SFRAME_STAT_KEPT_BYTES,
 	SFRAME_STAT_EH_FRAME_CONVERTED,
 	SFRAME_STAT_EH_FRAME_STOPS,
 	SFRAME_STAT_NR
@@ -171,6 +193,8 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_DISCOVERIES]	= "discoveries",
 	[SFRAME_STAT_TABLES]		= "tables",
 	[SFRAME_STAT_TABLE_BYTES]	= "table_bytes",
+	[SFRAME_STAT_KEPT]		= "kept",
+	[SFRAME_STAT_KEPT_BYTES]	= "kept_bytes",
 	[SFRAME_STAT_EH_FRAME_CONVERTED] = "eh_frame_converted",
 	[SFRAME_STAT_EH_FRAME_STOPS]	= "eh_frame_stop_rows",
 };
@@ -266,16 +290,44 @@ static void sframe_file_key(struct sframe_file_key *key,
 	key->text_size = text_size;
 }
 
-/* The table of @key in use, with a reference, or NULL. */
+static void sframe_shared_free(struct sframe_shared *t)
+{
+	kvfree(t->mem);
+	kfree(t);
+}
+
+static void sframe_shared_free_rcu(struct rcu_head *rcu)
+{
+	sframe_shared_free(container_of(rcu, struct sframe_shared, rcu));
+}
+
+/* A reference to @t, in sframe_tables: a kept table is in use again. */
+static void sframe_shared_get_locked(struct sframe_shared *t)
+{
+	lockdep_assert_held(&sframe_tables_lock);
+	if (refcount_read(&t->ref)) {
+		refcount_inc(&t->ref);
+		return;
+	}
+	list_lru_del_obj(&sframe_kept, &t->lru);
+	refcount_set(&t->ref, 1);
+	sframe_stat_add(SFRAME_STAT_KEPT, -1);
+	sframe_stat_add(SFRAME_STAT_KEPT_BYTES, -(long)t->size);
+	sframe_stat_inc(SFRAME_STAT_TABLES);
+	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, t->size);
+}
+
+/* The table of @key in use or kept, with a reference, or NULL. */
 static struct sframe_shared *sframe_shared_find(const struct sframe_file_key *key)
 {
 	struct sframe_shared *t;
 
 	spin_lock(&sframe_tables_lock);
 	hash_for_each_possible(sframe_tables, t, node, sframe_key_hash(key)) {
-		if (!memcmp(&t->key, key, sizeof(*key)) &&
-		    refcount_inc_not_zero(&t->ref))
+		if (!memcmp(&t->key, key, sizeof(*key))) {
+			sframe_shared_get_locked(t);
 			goto out;
+		}
 	}
 	t = NULL;
 out:
@@ -294,30 +346,102 @@ static struct sframe_shared *sframe_shared_add(struct sframe_shared *t)
 	spin_lock(&sframe_tables_lock);
 	hash_for_each_possible(sframe_tables, old, node,
 			       sframe_key_hash(&t->key)) {
-		if (!memcmp(&old->key, &t->key, sizeof(t->key)) &&
-		    refcount_inc_not_zero(&old->ref)) {
+		if (!memcmp(&old->key, &t->key, sizeof(t->key))) {
+			sframe_shared_get_locked(old);
 			spin_unlock(&sframe_tables_lock);
-			kvfree(t);
+			sframe_shared_free(t);
 			return old;
 		}
 	}
 	hash_add(sframe_tables, &t->node, sframe_key_hash(&t->key));
-	spin_unlock(&sframe_tables_lock);
 	sframe_stat_inc(SFRAME_STAT_TABLES);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, t->size);
+	spin_unlock(&sframe_tables_lock);
 	return t;
+}
+
+/*
+ * Free the kept table @item, unless a mapping is taking it (or a table is
+ * being kept) right now: called with the list's lock held.
+ */
+static enum lru_status sframe_kept_isolate(struct list_head *item,
+					   struct list_lru_one *list,
+					   spinlock_t *lock, void *arg)
+{
+	struct sframe_shared *t = container_of(item, struct sframe_shared, lru);
+
+	if (!spin_trylock(&sframe_tables_lock))
+		return LRU_SKIP;
+	list_lru_isolate(list, item);
+	hash_del(&t->node);
+	sframe_stat_add(SFRAME_STAT_KEPT, -1);
+	sframe_stat_add(SFRAME_STAT_KEPT_BYTES, -(long)t->size);
+	spin_unlock(&sframe_tables_lock);
+	/* Lookups that found it before its last registration went. */
+	call_rcu(&t->rcu, sframe_shared_free_rcu);
+	return LRU_REMOVED;
 }
 
 static void sframe_shared_put(struct sframe_shared *t)
 {
+	unsigned long nr;
+	bool kept;
+
 	if (!t || !refcount_dec_and_lock(&t->ref, &sframe_tables_lock))
 		return;
-	hash_del(&t->node);
-	spin_unlock(&sframe_tables_lock);
 	sframe_stat_add(SFRAME_STAT_TABLES, -1);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, -(long)t->size);
-	kvfree_rcu(t, rcu);
+	kept = READ_ONCE(sframe_keep) &&
+	       list_lru_add_obj(&sframe_kept, &t->lru);
+	if (kept) {
+		sframe_stat_inc(SFRAME_STAT_KEPT);
+		sframe_stat_add(SFRAME_STAT_KEPT_BYTES, t->size);
+	} else {
+		hash_del(&t->node);
+	}
+	spin_unlock(&sframe_tables_lock);
+	if (!kept) {
+		call_rcu(&t->rcu, sframe_shared_free_rcu);
+		return;
+	}
+	nr = list_lru_count(&sframe_kept);
+	if (nr > SFRAME_KEPT_MAX)
+		list_lru_walk(&sframe_kept, sframe_kept_isolate, NULL,
+			      nr - SFRAME_KEPT_MAX);
 }
+
+static unsigned long sframe_kept_count(struct shrinker *shrink,
+				       struct shrink_control *sc)
+{
+	return list_lru_shrink_count(&sframe_kept, sc);
+}
+
+static unsigned long sframe_kept_scan(struct shrinker *shrink,
+				      struct shrink_control *sc)
+{
+	return list_lru_shrink_walk(&sframe_kept, sc, sframe_kept_isolate,
+				    NULL);
+}
+
+static int __init sframe_kept_init(void)
+{
+	struct shrinker *shrink;
+
+	shrink = shrinker_alloc(SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
+				"sframe-tables");
+	if (!shrink)
+		return -ENOMEM;
+	if (list_lru_init_memcg(&sframe_kept, shrink)) {
+		shrinker_free(shrink);
+		return -ENOMEM;
+	}
+	shrink->count_objects = sframe_kept_count;
+	shrink->scan_objects = sframe_kept_scan;
+	shrinker_register(shrink);
+	WRITE_ONCE(sframe_keep, true);
+	return 0;
+}
+subsys_initcall(sframe_kept_init);
 
 static void sframe_put(struct sframe_section *sec)
 {
@@ -410,14 +534,19 @@ static int sframe_shared_new(const struct sframe_build *b,
 	u8 shift;
 
 	size = sframe_rules_size(b, &nr_blocks, &shift);
-	size = size_add(size, sizeof(*t));
-	t = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
+	t->mem = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!t->mem) {
+		kfree(t);
+		return -ENOMEM;
+	}
 	t->key = *key;
 	refcount_set(&t->ref, 1);
-	t->size = size;
-	sframe_rules_fill(&t->rules, t + 1, text_size, b, nr_blocks, shift);
+	INIT_LIST_HEAD(&t->lru);
+	t->size = size_add(size, sizeof(*t));
+	sframe_rules_fill(&t->rules, t->mem, text_size, b, nr_blocks, shift);
 	*tp = t;
 	return 0;
 }

@@ -211,7 +211,6 @@ static bool judge(const char *label, struct wl_run *w, bool on, bool writer)
 
 FIXTURE(consumer) {
 	int saved;
-	int saved_recover;
 	int saved_eh;
 };
 
@@ -235,25 +234,17 @@ FIXTURE_SETUP(consumer)
 	ASSERT_EQ(0, unwind_sysctl_write(variant->sframe));
 	/*
 	 * The writes go through write() of a C library without SFrame
-	 * data: its caller is guessed only where that is asked for. The
-	 * .eh_frame conversion is off: each of the many short processes
-	 * here would convert the C library's again (a table is shared only
-	 * while a mapping uses it), which is too slow under TCG.
+	 * data: its callers come from the table of its .eh_frame.
 	 */
-	self->saved_recover = sysctl_int_read(RECOVER_SYSCTL);
-	ASSERT_LE(0, self->saved_recover);
 	self->saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
 	ASSERT_LE(0, self->saved_eh);
-	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 0));
+	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
 }
 
 FIXTURE_TEARDOWN(consumer)
 {
 	if (self->saved >= 0)
 		unwind_sysctl_write(self->saved);
-	if (self->saved_recover >= 0)
-		sysctl_int_write(RECOVER_SYSCTL, self->saved_recover);
 	if (self->saved_eh >= 0)
 		sysctl_int_write(EH_FRAME_SYSCTL, self->saved_eh);
 }

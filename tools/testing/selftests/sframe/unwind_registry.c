@@ -24,8 +24,10 @@
  *	to fail in turn (fault injection): no oops, no warning, no leak of a
  *	freed section into the tree.
  * tables_freed: TABLES_FILES distinct files mapped at once have a table
- *	each; once the last mapping is gone, no table and none of their
- *	memory is left.
+ *	each; once the last mapping is gone, none is in use, and at most
+ *	SFRAME_KEPT_MAX are kept for another mapping.
+ * tables_kept: a file mapped again takes its kept table, and
+ *	drop_caches frees the kept tables.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1100,6 +1102,54 @@ TEST_F_TIMEOUT(registry, tables_freed, 600)
 	     sframe_stat("table_bytes") - bytes);
 	EXPECT_GT(8, sframe_stat("tables") - tables);
 	EXPECT_GT(peak / 100, sframe_stat("table_bytes") - bytes);
+	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
+}
+
+/*
+ * A table outlives its last mapping, for the next mapping of its file:
+ * mapped again, the file's section is not validated again, and the table
+ * is in use again. The shrinker frees the tables kept (drop_caches runs
+ * it), and at most SFRAME_KEPT_MAX stay without it: tables_freed above
+ * left up to that many of its 10,000.
+ */
+#define KEPT_MAX	1024
+
+TEST_F(registry, tables_kept)
+{
+	long val, shared, kept;
+	int fd, i;
+	void *p;
+
+	kept = sframe_stat("kept");
+	ASSERT_LE(0, kept);
+	EXPECT_GE(KEPT_MAX, kept);
+	fd = one_function_file();
+	ASSERT_LE(0, fd);
+	val = sframe_stat("validated");
+	shared = sframe_stat("validation_shared");
+	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(val + 1, sframe_stat("validated"));
+	ASSERT_EQ(0, munmap(p, 3 * 4096));
+	kept = sframe_stat("kept");
+	diag("unmapped: %ld tables kept, %ld bytes\n", kept,
+	     sframe_stat("kept_bytes"));
+	ASSERT_LE(1, kept);
+
+	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(val + 1, sframe_stat("validated"));
+	EXPECT_EQ(shared + 1, sframe_stat("validation_shared"));
+	EXPECT_EQ(kept - 1, sframe_stat("kept"));
+	ASSERT_EQ(0, munmap(p, 3 * 4096));
+	close(fd);
+
+	/* a process exiting meanwhile may keep a table or two */
+	for (i = 0; i < 3 && sframe_stat("kept") > 2; i++)
+		ASSERT_EQ(0, file_write("/proc/sys/vm/drop_caches", "2"));
+	diag("after drop_caches: %ld tables kept, %ld bytes\n",
+	     sframe_stat("kept"), sframe_stat("kept_bytes"));
+	EXPECT_GE(2, sframe_stat("kept"));
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
 }
 

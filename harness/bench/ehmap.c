@@ -11,13 +11,18 @@
  * warm), then its executable segment is mapped (PROT_READ | PROT_EXEC,
  * MAP_PRIVATE, at its file offset, as ld.so maps text) and unmapped, REPS
  * times, the mmap() call alone timed (CLOCK_MONOTONIC: under -icount a
- * nanosecond is a guest instruction; no untimed mapping before: the first
- * one is the first mapping of the file), in four settings:
- *   on       kernel.unwind_user_sframe=1, kernel.unwind_user_eh_frame=1:
- *            the first mapping converts .eh_frame into a new table (or,
- *            for a file with SFrame, validates .sframe into one)
- *   second   the same, while another mapping of the segment exists: the
- *            new one shares its table
+ * nanosecond is a guest instruction), in five settings:
+ *   first    kernel.unwind_user_sframe=1, kernel.unwind_user_eh_frame=1,
+ *            and 2 written to /proc/sys/vm/drop_caches before each
+ *            mapping (untimed: the shrinkers free the tables the kernel
+ *            keeps after the last mapping of their file): the mapping
+ *            converts .eh_frame into a new table (or, for a file with
+ *            SFrame, validates .sframe into one)
+ *   kept     the same without the drop, after a mapping that went: the
+ *            table kept from it, if the kernel keeps tables (else as
+ *            first)
+ *   second   while another mapping of the segment exists: the new one
+ *            shares its table
  *   eh_off   unwind_user_sframe=1, unwind_user_eh_frame=0: the kernel
  *            reads the ELF headers and finds nothing to register
  *   off      unwind_user_sframe=0: the kernel reads nothing
@@ -26,18 +31,24 @@
  * added, "eh_frame_converted" and "eh_frame_stop_rows" what the
  * conversion did. Prints per file
  *   ehmap file=PATH name=BASENAME size=B sframe=B eh_frame=B
- *         eh_frame_hdr=B fdes=N text=B on_ns=X second_ns=X eh_off_ns=X
- *         off_ns=X tables=N table_bytes=B converted=N stop_rows=N
- *         second_tables=N second_bytes=B
+ *         eh_frame_hdr=B fdes=N text=B first_ns=X kept_ns=X second_ns=X
+ *         eh_off_ns=X off_ns=X tables=N table_bytes=B converted=N
+ *         stop_rows=N kept_converted=N second_tables=N second_shared=N
  * (medians over REPS; sframe: PT_GNU_SFRAME bytes, 0 without; eh_frame,
  * eh_frame_hdr: section sizes; fdes: the .eh_frame_hdr count; tables,
- * table_bytes, ...: counter changes of the first on-mapping) and "ehmap-raw" lines with every repetition. The
- * sysctls are restored at the end.
+ * table_bytes, converted, stop_rows: counter changes of the first
+ * "first" mapping; kept_converted, second_*: of the first "kept" and
+ * "second" ones) and "ehmap-raw" lines with every repetition. The sysctls
+ * are restored at the end.
  *
  * watch: reads the counters every MS milliseconds until SIGINT or SIGTERM,
  * then prints
  *   ehwatch polls=N tables_first=N tables_max=N tables_last=N
- *           bytes_first=B bytes_max=B bytes_last=B
+ *           bytes_first=B bytes_max=B bytes_last=B kept_first=N
+ *           kept_max=N kept_last=N kept_bytes_first=B kept_bytes_max=B
+ *           kept_bytes_last=B sum_max=B
+ * (kept: tables the kernel keeps after their last mapping, if it does;
+ * sum: table_bytes + kept_bytes).
  *
  * Exit status 1 if a step failed (the line says which), 2 on bad usage.
  */
@@ -61,15 +72,19 @@
 #define SYS_SFRAME	"/proc/sys/kernel/unwind_user_sframe"
 #define SYS_EH		"/proc/sys/kernel/unwind_user_eh_frame"
 #define MAX_REPS	99
+#define DROP		"/proc/sys/vm/drop_caches"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
 #endif
 
-enum { ST_TABLES, ST_BYTES, ST_CONVERTED, ST_STOPS, ST_SHARED, ST_NR };
+enum {
+	ST_TABLES, ST_BYTES, ST_CONVERTED, ST_STOPS, ST_SHARED, ST_KEPT,
+	ST_KEPT_BYTES, ST_NR
+};
 static const char *const st_names[ST_NR] = {
 	"tables", "table_bytes", "eh_frame_converted", "eh_frame_stop_rows",
-	"validation_shared",
+	"validation_shared", "kept", "kept_bytes",
 };
 
 static int stats_fd = -1;
@@ -232,10 +247,11 @@ static void *map_text(int fd, const struct elfinfo *e)
 /*
  * REPS timed mmap()s of the text (each unmapped again), in *ns; the
  * counter changes of the first in *d. With @hold, another mapping of the
- * text exists meanwhile.
+ * text exists meanwhile; with @drop, the kept tables are freed before
+ * each; with @pre, one untimed mapping comes first.
  */
 static int timed_maps(int fd, const struct elfinfo *e, int reps, int hold,
-		      uint64_t *ns, long *d)
+		      int drop, int pre, uint64_t *ns, long *d)
 {
 	long a[ST_NR], b[ST_NR];
 	void *h = NULL, *p;
@@ -247,7 +263,15 @@ static int timed_maps(int fd, const struct elfinfo *e, int reps, int hold,
 		if (h == MAP_FAILED)
 			return -1;
 	}
+	if (pre) {
+		p = map_text(fd, e);
+		if (p == MAP_FAILED)
+			return -1;
+		munmap(p, e->text_len);
+	}
 	for (r = 0; r < reps; r++) {
+		if (drop && sysctl_set(DROP, 2))
+			return -1;
 		stats_read(a);
 		t0 = now_ns();
 		p = map_text(fd, e);
@@ -266,6 +290,8 @@ static int timed_maps(int fd, const struct elfinfo *e, int reps, int hold,
 	return 0;
 }
 
+#define NSET	5
+
 static int do_map(int reps, char **files, int nfiles, long pg)
 {
 	int old_s = sysctl_get(SYS_SFRAME), old_e = sysctl_get(SYS_EH);
@@ -276,12 +302,16 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 		return 1;
 	}
 	for (f = 0; f < nfiles; f++) {
-		static const struct { const char *name; int s, e, hold; } set[] = {
-			{ "on", 1, 1, 0 }, { "second", 1, 1, 1 },
-			{ "eh_off", 1, 0, 0 }, { "off", 0, 0, 0 },
+		static const struct {
+			const char *name;
+			int s, e, hold, drop, pre;
+		} set[NSET] = {
+			{ "first", 1, 1, 0, 1, 0 }, { "kept", 1, 1, 0, 0, 1 },
+			{ "second", 1, 1, 1, 0, 0 }, { "eh_off", 1, 0, 0, 0, 0 },
+			{ "off", 0, 0, 0, 0, 0 },
 		};
-		uint64_t ns[4][MAX_REPS];
-		long d[4][ST_NR];
+		uint64_t ns[NSET][MAX_REPS];
+		long d[NSET][ST_NR];
 		const char *base = strrchr(files[f], '/');
 		struct elfinfo e;
 		struct stat st;
@@ -298,9 +328,10 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 			continue;
 		}
 		warm(fd);
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < NSET; k++) {
 			if (sysctl_set(SYS_SFRAME, set[k].s) || sysctl_set(SYS_EH, set[k].e) ||
-			    timed_maps(fd, &e, reps, set[k].hold, ns[k], d[k])) {
+			    timed_maps(fd, &e, reps, set[k].hold, set[k].drop, set[k].pre,
+				       ns[k], d[k])) {
 				printf("FAILED: ehmap: %s (%s): %s\n", files[f], set[k].name,
 				       strerror(errno));
 				status = 1;
@@ -312,13 +343,13 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 			printf("\n");
 		}
 		close(fd);
-		if (k < 4)
+		if (k < NSET)
 			continue;
 		printf("ehmap file=%s name=%s size=%lld sframe=%llu eh_frame=%llu "
-		       "eh_frame_hdr=%llu fdes=%ld text=%llu on_ns=%llu second_ns=%llu "
-		       "eh_off_ns=%llu off_ns=%llu tables=%ld table_bytes=%ld "
-		       "converted=%ld stop_rows=%ld second_tables=%ld second_bytes=%ld "
-		       "second_shared=%ld\n",
+		       "eh_frame_hdr=%llu fdes=%ld text=%llu first_ns=%llu kept_ns=%llu "
+		       "second_ns=%llu eh_off_ns=%llu off_ns=%llu tables=%ld "
+		       "table_bytes=%ld converted=%ld stop_rows=%ld kept_converted=%ld "
+		       "second_tables=%ld second_shared=%ld\n",
 		       files[f], base, (long long)st.st_size,
 		       (unsigned long long)e.sframe,
 		       (unsigned long long)e.eh, (unsigned long long)e.eh_hdr, e.fdes,
@@ -327,8 +358,9 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 		       (unsigned long long)median(ns[1], reps),
 		       (unsigned long long)median(ns[2], reps),
 		       (unsigned long long)median(ns[3], reps),
+		       (unsigned long long)median(ns[4], reps),
 		       d[0][ST_TABLES], d[0][ST_BYTES], d[0][ST_CONVERTED], d[0][ST_STOPS],
-		       d[1][ST_TABLES], d[1][ST_BYTES], d[1][ST_SHARED]);
+		       d[1][ST_CONVERTED], d[2][ST_TABLES], d[2][ST_SHARED]);
 		fflush(stdout);
 	}
 	if (sysctl_set(SYS_SFRAME, old_s) || sysctl_set(SYS_EH, old_e)) {
@@ -348,30 +380,39 @@ static void on_signal(int sig)
 
 static int do_watch(long ms)
 {
+	static const int w[] = { ST_TABLES, ST_BYTES, ST_KEPT, ST_KEPT_BYTES };
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	long v[ST_NR], first_t, first_b, max_t, max_b, polls = 0;
+	long v[ST_NR], first[4], max[4], sum, sum_max, polls = 0;
 	struct sigaction sa;
+	int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	stats_read(v);
-	first_t = max_t = v[ST_TABLES];
-	first_b = max_b = v[ST_BYTES];
+	for (i = 0; i < 4; i++)
+		first[i] = max[i] = v[w[i]];
+	sum_max = v[ST_BYTES] + v[ST_KEPT_BYTES];
 	while (!stop) {
 		nanosleep(&ts, NULL);
 		stats_read(v);
 		polls++;
-		if (v[ST_TABLES] > max_t)
-			max_t = v[ST_TABLES];
-		if (v[ST_BYTES] > max_b)
-			max_b = v[ST_BYTES];
+		for (i = 0; i < 4; i++)
+			if (v[w[i]] > max[i])
+				max[i] = v[w[i]];
+		sum = v[ST_BYTES] + v[ST_KEPT_BYTES];
+		if (sum > sum_max)
+			sum_max = sum;
 	}
 	stats_read(v);
 	printf("ehwatch polls=%ld tables_first=%ld tables_max=%ld tables_last=%ld "
-	       "bytes_first=%ld bytes_max=%ld bytes_last=%ld\n", polls, first_t,
-	       max_t, v[ST_TABLES], first_b, max_b, v[ST_BYTES]);
+	       "bytes_first=%ld bytes_max=%ld bytes_last=%ld kept_first=%ld "
+	       "kept_max=%ld kept_last=%ld kept_bytes_first=%ld kept_bytes_max=%ld "
+	       "kept_bytes_last=%ld sum_max=%ld\n", polls,
+	       first[0], max[0], v[ST_TABLES], first[1], max[1], v[ST_BYTES],
+	       first[2], max[2], v[ST_KEPT], first[3], max[3], v[ST_KEPT_BYTES],
+	       sum_max);
 	return 0;
 }
 

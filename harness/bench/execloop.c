@@ -2,26 +2,25 @@
 /*
  * What SFrame discovery and the .eh_frame conversion add to execve() and
  * dlopen():
- *   execloop [-H] exec N PROG    fork + execve PROG (with the argument
+ *   execloop [-D] exec N PROG    fork + execve PROG (with the argument
  *                                "nop") and wait, N times
- *   execloop [-H] dlopen N LIB   dlopen(RTLD_NOW) + dlclose, N times
+ *   execloop [-D] dlopen N LIB   dlopen(RTLD_NOW) + dlclose, N times
  *   execloop nop                 exit at once (the program exec'd above)
- * prints "execloop op=exec|dlopen n=N ns=... file=... hold=0|1"
- * (CLOCK_MONOTONIC).
+ * prints "execloop op=exec|dlopen n=N ns=... median_ns=... file=...
+ * drop=0|1": the operations' total and median time (CLOCK_MONOTONIC, each
+ * operation timed on its own).
  *
  * It holds a (disabled) perf event that samples user call chains, as a
  * profiler would: the kernel then looks for SFrame sections (and, without
  * one, converts .eh_frame) at every executable mmap while
- * kernel.unwind_user_sframe is 1. A table lives while a mapping of its
- * file does: without -H, nothing else maps execloop's C library and
- * ld.so, so every child converts theirs again. -H maps, before the loop,
- * every executable file mapping execloop has (itself, ld.so, the C
- * library) once more, with the event open: their tables exist for the
- * whole loop and the children share them, as they would while a sampled
- * long-lived process (the profiler, a shell) maps the same files.
+ * kernel.unwind_user_sframe is 1. A file's table is shared while a
+ * mapping of the file exists, and the kernel may keep it after the last
+ * one goes, for the next. -D writes 2 to /proc/sys/vm/drop_caches before
+ * each operation (untimed): the shrinkers free the tables kept, and each
+ * operation builds the tables of the files it maps that no other mapping
+ * holds (the program, ld.so, the C library, the library).
  */
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -40,57 +39,46 @@ static long long now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/*
- * Map the executable file mappings of this process once more (-H): with
- * the collector open, each registers its file's table, held until exit.
- */
-static int hold_own_text(void)
+static int cmp_ll(const void *a, const void *b)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512], path[400], perms[8];
-	unsigned long lo, hi, off;
-	int n = 0;
+	long long x = *(const long long *)a, y = *(const long long *)b;
 
-	if (!f)
+	return x < y ? -1 : x > y;
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY), ok;
+
+	if (fd < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		int fd;
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %399s", &lo, &hi, perms,
-			   &off, path) != 5 || perms[2] != 'x' || path[0] != '/')
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || mmap(NULL, hi - lo, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-				   fd, off) == MAP_FAILED) {
-			perror(path);
-			fclose(f);
-			return -1;
-		}
-		close(fd);
-		n++;
-	}
-	fclose(f);
-	return n;
+	ok = write(fd, "2\n", 2) == 2;
+	close(fd);
+	return ok ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
-	long long t0;
-	int i, n, st, hold = 0;
+	long long t0, total = 0, *t;
+	int i, n, st, drop = 0;
 	pid_t pid;
 	void *h;
 
 	if (argc == 2 && !strcmp(argv[1], "nop"))
 		return 0;
-	if (argc == 5 && !strcmp(argv[1], "-H")) {
-		hold = 1;
+	if (argc == 5 && !strcmp(argv[1], "-D")) {
+		drop = 1;
 		argc--;
 		argv++;
 	}
-	if (argc != 4 || (n = atoi(argv[2])) <= 0) {
-		fprintf(stderr, "usage: execloop [-H] exec|dlopen N FILE | execloop nop\n");
+	if (argc != 4 || (n = atoi(argv[2])) <= 0 ||
+	    (strcmp(argv[1], "exec") && strcmp(argv[1], "dlopen"))) {
+		fprintf(stderr, "usage: execloop [-D] exec|dlopen N FILE | execloop nop\n");
 		return 2;
 	}
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return 1;
 	{
 		struct perf_event_attr attr = {
 			.size = sizeof(attr),
@@ -107,12 +95,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (hold && hold_own_text() <= 0) {
-		fprintf(stderr, "execloop: -H: no executable file mapping held\n");
-		return 1;
-	}
-	t0 = now_ns();
 	for (i = 0; i < n; i++) {
+		if (drop && drop_caches()) {
+			perror("execloop: /proc/sys/vm/drop_caches");
+			return 1;
+		}
+		t0 = now_ns();
 		if (!strcmp(argv[1], "exec")) {
 			pid = fork();
 			if (pid < 0)
@@ -126,18 +114,20 @@ int main(int argc, char **argv)
 				fprintf(stderr, "execloop: %s failed\n", argv[3]);
 				return 1;
 			}
-		} else if (!strcmp(argv[1], "dlopen")) {
+		} else {
 			h = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
 			if (!h) {
 				fprintf(stderr, "execloop: %s\n", dlerror());
 				return 1;
 			}
 			dlclose(h);
-		} else {
-			return 2;
 		}
+		t[i] = now_ns() - t0;
+		total += t[i];
 	}
-	printf("execloop op=%s n=%d ns=%lld file=%s hold=%d\n", argv[1], n,
-	       now_ns() - t0, argv[3], hold);
+	qsort(t, n, sizeof(*t), cmp_ll);
+	printf("execloop op=%s n=%d ns=%lld median_ns=%lld file=%s drop=%d\n",
+	       argv[1], n, total, n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2,
+	       argv[3], drop);
 	return 0;
 }

@@ -437,8 +437,12 @@ static int expect(struct ctx *cx, struct entry *fde, struct entry *cie,
 		f->signal = true;
 		return EXP_FRAME;
 	}
-	if (!strcmp(r->ra, "u") &&
-	    undefined_at(fde, cie, cx->ra, r->loc)) {
+	/*
+	 * A function that makes its return address undefined anywhere is
+	 * outermost at every row (the kernel's choice: arm64's _start says
+	 * so only after its first instruction).
+	 */
+	if (undefined_at(fde, cie, cx->ra, ~0ULL)) {
 		f->outermost = true;
 		return EXP_FRAME;
 	}

@@ -132,6 +132,8 @@ static struct {
 static int nr_path_maps;
 static double threshold = 99.9, max_wrong = 0.01;
 static unsigned long min_samples = 200, min_sframe, max_first_incomplete;
+/* most wrong frames from the tables (SFrame, .eh_frame); -1: no bound */
+static long max_table_wrong = -1;
 static unsigned long list_max = 20, classes_max = 10;
 static bool verbose;
 static const char *label;
@@ -1585,6 +1587,8 @@ static void usage(void)
 		"  --threshold PCT     minimum share of judged samples that agree frame by frame\n"
 		"                      (default 99.9)\n"
 		"  --max-wrong PCT     most wrong frames, in percent of the compared ones (default 0.01)\n"
+		"  --max-table-wrong N most wrong frames unwound with a table (SFrame or .eh_frame)\n"
+		"                      (default: no bound of its own)\n"
 		"  --max-first-incomplete N\n"
 		"                      most processes whose first judged sample does not agree\n"
 		"                      (default 0)\n"
@@ -1654,6 +1658,7 @@ int main(int argc, char **argv)
 		{ "sysctl", required_argument, NULL, 'K' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "max-wrong", required_argument, NULL, 'W' },
+		{ "max-table-wrong", required_argument, NULL, 'T' },
 		{ "max-first-incomplete", required_argument, NULL, 'I' },
 		{ "min-samples", required_argument, NULL, 'n' },
 		{ "min-sframe", required_argument, NULL, 'F' },
@@ -1667,7 +1672,7 @@ int main(int argc, char **argv)
 	const struct perf_event_attr *attr;
 	struct xcheck_header hdr;
 	unsigned long nr_recs = 0, cap = 0, agreed, compared = 0, wrong = 0;
-	unsigned long nr_procs = 0, nr_first_ok = 0;
+	unsigned long nr_procs = 0, nr_first_ok = 0, table_wrong;
 	struct rec *recs = NULL;
 	const uint8_t *data, *p, *end;
 	static char tmpl[] = "/tmp/xcheck-vdso-XXXXXX";
@@ -1697,6 +1702,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			max_wrong = parse_pct(optarg);
+			break;
+		case 'T':
+			max_table_wrong = parse_ulong(optarg);
 			break;
 		case 'I':
 			max_first_incomplete = parse_ulong(optarg);
@@ -1939,8 +1947,10 @@ int main(int argc, char **argv)
 	if (nr_kernel_samples)
 		printf("  note: %lu kernel chain entries ignored\n", nr_kernel_samples);
 
+	table_wrong = src_stats[SRC_SFRAME].wrong + src_stats[SRC_EH_FRAME].wrong;
 	pass = hdr.complete && nr_judged >= min_samples && nr_sf_pc >= min_sframe &&
 	       pct >= threshold && wrong_pct <= max_wrong &&
+	       (max_table_wrong < 0 || table_wrong <= (unsigned long)max_table_wrong) &&
 	       nr_procs - nr_first_ok <= max_first_incomplete;
 	printf("%s%s%s: %lu/%lu samples agree frame by frame (%.3f%%), %lu/%lu frames wrong (%.4f%%), "
 	       "first samples complete %lu/%lu, %lu excluded, %llu lost; %s "
@@ -1953,6 +1963,8 @@ int main(int argc, char **argv)
 	       nr_sf_pc < min_sframe ? "too few samples in SFrame-described code" :
 	       pct < threshold ? "agreement below the threshold" :
 	       wrong_pct > max_wrong ? "too many wrong frames" :
+	       max_table_wrong >= 0 && table_wrong > (unsigned long)max_table_wrong ?
+			"too many wrong frames from the tables" :
 	       nr_procs - nr_first_ok > max_first_incomplete ?
 			"first samples of processes incomplete" : "ok",
 	       threshold, max_wrong, min_samples);

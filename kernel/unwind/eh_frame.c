@@ -188,6 +188,7 @@ struct eh_interp {
 	bool				in_cie;	/* running CIE instructions */
 	bool				emit;	/* give rows to the sink */
 	bool				done;	/* reached the FDE's end */
+	bool				ra_undef; /* the FDE's RA undefined */
 	u64				loc;
 	u64				end;
 	unsigned int			depth;
@@ -404,6 +405,8 @@ static void eh_set(struct eh_interp *ip, u64 col, u8 how, u64 reg, s64 off)
 
 	if (!r)
 		return;
+	if (r == &ip->cur.ra && how == EH_UNDEF)
+		ip->ra_undef = true;
 	r->how = how;
 	r->reg = reg > U32_MAX ? U32_MAX : reg;
 	r->off = off;
@@ -998,6 +1001,7 @@ static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
 	struct unwind_user_frame frame;
 	int ret, pass;
 
+	ip->ra_undef = ip->cie->init.ra.how == EH_UNDEF;
 	for (pass = 0; pass < 2; pass++) {
 		ip->emit = pass;
 		ip->done = false;
@@ -1010,6 +1014,17 @@ static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
 			memset(&frame, 0, sizeof(frame));
 			frame.signal = true;
 			ip->stats->signal_fdes++;
+			return eh_sink_row(ip, fde->start, &frame, 0);
+		}
+		/*
+		 * A function that leaves its return address undefined is
+		 * where a program or thread starts (_start, clone's child):
+		 * it has no caller, also at the instructions before it says
+		 * so (arm64's _start begins with "bti c").
+		 */
+		if (pass && ip->ra_undef) {
+			memset(&frame, 0, sizeof(frame));
+			frame.outermost = true;
 			return eh_sink_row(ip, fde->start, &frame, 0);
 		}
 		ret = eh_run(ip, fde->insn, fde->end);

@@ -371,8 +371,9 @@ static void eh_frame_test_arm64(struct kunit *test)
 }
 
 /*
- * DW_CFA_undefined on the return address marks the outermost frame; a
- * signal frame CIE ("S") gives one row that says so.
+ * DW_CFA_undefined on the return address makes the function outermost,
+ * from its first instruction on; a signal frame CIE ("S") gives one row
+ * that says so.
  */
 static void eh_frame_test_outermost_signal(struct kunit *test)
 {
@@ -389,17 +390,16 @@ static void eh_frame_test_outermost_signal(struct kunit *test)
 	eb_fde(e, sig, TEXT_LO + 0x10, 0x10, NULL, 0);
 	eb_hdr(e);
 	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, &st), 0);
-	KUNIT_ASSERT_EQ(test, g->rows, 3);
+	KUNIT_ASSERT_EQ(test, g->rows, 2);
 	KUNIT_EXPECT_EQ(test, st.signal_fdes, 1);
-	expect_row(test, g, 0, TEXT_LO, 8, false, true, -8, false, 0, false);
+	KUNIT_ASSERT_TRUE(test, g->has[0]);
+	KUNIT_EXPECT_EQ(test, g->pc[0], TEXT_LO);
+	KUNIT_EXPECT_TRUE(test, g->f[0].outermost);
+	KUNIT_EXPECT_FALSE(test, g->f[0].signal);
 	KUNIT_ASSERT_TRUE(test, g->has[1]);
-	KUNIT_EXPECT_EQ(test, g->pc[1], TEXT_LO + 1);
-	KUNIT_EXPECT_TRUE(test, g->f[1].outermost);
-	KUNIT_EXPECT_FALSE(test, g->f[1].signal);
-	KUNIT_ASSERT_TRUE(test, g->has[2]);
-	KUNIT_EXPECT_EQ(test, g->pc[2], TEXT_LO + 0x10);
-	KUNIT_EXPECT_TRUE(test, g->f[2].signal);
-	KUNIT_EXPECT_FALSE(test, g->f[2].outermost);
+	KUNIT_EXPECT_EQ(test, g->pc[1], TEXT_LO + 0x10);
+	KUNIT_EXPECT_TRUE(test, g->f[1].signal);
+	KUNIT_EXPECT_FALSE(test, g->f[1].outermost);
 }
 
 /* Rules no struct unwind_user_frame holds: a row without rule, counted. */

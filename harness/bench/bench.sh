@@ -1,6 +1,7 @@
 #!/bin/bash
 # Unwind benchmark: per-sample cost of SFrame vs frame-pointer unwinding,
-# scaling with FDEs and libraries, perf.data size, cold start, and a host
+# scaling with FDEs and libraries, perf.data size, cold start, tables
+# converted from .eh_frame (cost, conversion time, memory), and a host
 # micro-benchmark of the decoder. See harness/bench/README.md.
 #
 #   harness/bench/bench.sh [ARCH]     (x86_64, the default, or arm64; make bench [ARCH=..])
@@ -14,15 +15,17 @@
 # make kernel initramfs), REPS_ICOUNT (5), REPS_WALL (7), BENCH_N and
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
 # BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
-# BENCH_EXEC_N (execve/dlopen loop length: 1000), BENCH_FORK_MAPS (16000)
-# and BENCH_FORK_N (forks timed: 20), BENCH_PARTS ("cost worst scale perf
-# cold exec fork"), BENCH_BOOTS ("icount
-# wall", and "base" if asked: a boot left out keeps its earlier
-# results-KIND.txt, if any; "base" boots the pinned base without the
-# series, built with UNPATCHED=1 harness/build-kernel.sh, with -icount,
-# for the frame-pointer cost of table 1 on a kernel without any of it),
-# BENCH_TAG (suffix of the output
-# names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
+# BENCH_EXEC_N (execve/dlopen loop length: 100), BENCH_EH_EXEC_N (the
+# same with the .eh_frame conversion on: 10), BENCH_EH_PERF_PERIOD
+# (cpu-clock period of part eh's perf record -a, ns: 1000000),
+# BENCH_FORK_MAPS (16000) and BENCH_FORK_N (forks timed: 20), BENCH_PARTS
+# ("cost worst scale perf cold exec fork eh"), BENCH_BOOTS ("icount wall",
+# and "base" if asked: a boot left out has no results in the report;
+# "base" boots the pinned base without the series, built with UNPATCHED=1
+# harness/build-kernel.sh, with -icount, for the frame-pointer cost of
+# table 1 on a kernel without any of it), BASE_KERNEL (the unpatched image
+# to boot as "base", instead of building it), BENCH_TAG (suffix of the
+# output names: out/bench/ARCH-TAG/, out/bench/bench-ARCH-TAG.md).
 set -euo pipefail
 . "$(dirname "$0")/../config.sh"
 
@@ -47,7 +50,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 export QEMU_MEM=${QEMU_MEM:-3G}
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost worst scale perf cold exec fork}
+parts=${BENCH_PARTS:-cost worst scale perf cold exec fork eh}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -58,7 +61,7 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | worst | scale | perf | cold | exec | fork) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork)" ;; esac
+	case $p in cost | worst | scale | perf | cold | exec | fork | eh) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork eh)" ;; esac
 done
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.
@@ -96,15 +99,17 @@ rm -f "$B/host.txt"
 perf_iters=${BENCH_PERF_ITERS:-50000000}
 perf_period=${BENCH_PERF_PERIOD:-100000}
 cold_runs=${BENCH_COLD_RUNS:-10}
-exec_n=${BENCH_EXEC_N:-1000}
-for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
+exec_n=${BENCH_EXEC_N:-100}
+eh_exec_n=${BENCH_EH_EXEC_N:-10}
+eh_perf_period=${BENCH_EH_PERF_PERIOD:-1000000}
+for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "$eh_exec_n" "$eh_perf_period" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
 	case $v in '' | *[!0-9]* | 0) die "BENCH_* settings must be positive integers" ;; esac
 done
 boot() {
 	local kind=$1 reps=$2 n=$3 rc=0 t=$SECONDS
 	note "guest boot ($kind): $parts"
 	TIMEOUT=${BENCH_TIMEOUT:-1500} QUIET_STATUS=1 "$TOP/harness/qemu-run.sh" "$arch" "$B" \
-		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n sh guest.sh $kind $reps $arch '$parts'" \
+		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n BENCH_EH_EXEC_N=$eh_exec_n BENCH_EH_PERF_PERIOD=$eh_perf_period sh guest.sh $kind $reps $arch '$parts'" \
 		>"$B/boot-$kind.log" 2>&1 || rc=$?
 	note "guest boot ($kind) took $((SECONDS - t)) s"
 	echo "boot_$kind=$((SECONDS - t))" >>"$B/boots.txt"
@@ -119,9 +124,14 @@ case " $boots " in *" icount "*)
 esac
 case " $boots " in *" base "*)
 	# The unpatched base: only the frame-pointer walk exists there.
-	note "building the unpatched $arch kernel (UNPATCHED=1 harness/build-kernel.sh $arch)"
-	base_kernel=$(UNPATCHED=1 "$TOP/harness/build-kernel.sh" "$arch" | tail -n 1) ||
-		die "the unpatched $arch kernel does not build"
+	if [ -n "${BASE_KERNEL:-}" ]; then
+		[ -f "$BASE_KERNEL" ] || die "BASE_KERNEL $BASE_KERNEL not found"
+		base_kernel=$BASE_KERNEL
+	else
+		note "building the unpatched $arch kernel (UNPATCHED=1 harness/build-kernel.sh $arch)"
+		base_kernel=$(UNPATCHED=1 "$TOP/harness/build-kernel.sh" "$arch" | tail -n 1) ||
+			die "the unpatched $arch kernel does not build"
+	fi
 	KERNEL=$base_kernel ICOUNT=0 boot base "$reps_icount" "${BENCH_N:-1000}" || status=1 ;;
 esac
 case " $boots " in *" wall "*)
@@ -136,7 +146,8 @@ scale=$(for n in 10 100 1000 10000 100000 1000000; do echo "$B/ubench-scale-$n";
 	>"$B/host.txt" 2>"$B/host.err" || { cat "$B/host.err" >&2; status=1; }
 
 # What was measured with what.
-kver=$({ cat "$B"/results-*.txt 2>/dev/null || true; } |
+# (the series' kernel: not the base's, whose results file sorts first)
+kver=$({ cat "$B"/results-icount.txt "$B"/results-wall.txt 2>/dev/null || true; } |
 	sed -n 's/^kernel release=\([^ ]*\) version=/\1 /p' | head -1)
 case $arch in
 x86_64) cfg=$OUT/build/x86_64/.config ;;
@@ -144,7 +155,7 @@ arm64) cfg=$OUT/build/arm64/.config ;;
 esac
 cfg=${KCONFIG:-$cfg}
 if [ -f "$cfg" ]; then
-	cfgdesc="$cfg (sha256 $(sha256sum "$cfg" | cut -c1-12); tinyconfig + harness/kconfig/$arch.config + harness/kconfig/sframe.config): $(grep -E '^CONFIG_(UNWIND_USER|USERSPACE_UNWINDER_SFRAME|HZ|PREEMPT[A-Z_]*|PERF_EVENTS|ADVISE_SYSCALLS)=' "$cfg" | tr '\n' ' ')"
+	cfgdesc="$cfg (sha256 $(sha256sum "$cfg" | cut -c1-12); tinyconfig + harness/kconfig/$arch.config + harness/kconfig/sframe.config): $(grep -E '^CONFIG_(UNWIND_USER|UNWIND_USER_EH_FRAME|USERSPACE_UNWINDER_SFRAME|HZ|PREEMPT[A-Z_]*|PERF_EVENTS|ADVISE_SYSCALLS)=' "$cfg" | tr '\n' ' ')"
 else
 	cfgdesc="not found next to the image (set KCONFIG=<.config>); fragments harness/kconfig/$arch.config + sframe.config"
 fi
@@ -161,6 +172,9 @@ qv=$("$qemu" --version | head -1)
 	echo "host=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs (shared, not isolated)"
 	echo "perf_iters=$perf_iters"
 	echo "perf_period=$perf_period"
+	echo "eh_perf_period=$eh_perf_period"
+	echo "eh_exec_n=$eh_exec_n"
+	echo "exec_n=$exec_n"
 	cat "$B/boots.txt"
 } >"$B/meta.txt"
 md=$OUT/bench/bench-$arch$tag.md

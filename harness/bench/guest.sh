@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # Guest side of harness/bench/bench.sh: runs every measurement in one boot,
 # in the shared directory holding the programs, and appends key=value lines
 # to results-KIND.txt there.
@@ -7,13 +8,17 @@
 #
 # KIND names the boot (icount or wall), REPS is the number of repetitions
 # of each timed measurement (the host takes medians). PARTS (default
-# "cost worst scale perf cold exec") selects the measurements.
+# "cost worst scale perf cold exec fork eh") selects the measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost worst scale perf cold exec fork}
+parts=${4:-cost worst scale perf cold exec fork eh}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 R=/proc/sys/kernel/unwind_user_recover
+# The .eh_frame conversion (files mapped while it is 0 get no table from
+# their .eh_frame). The parts that compare against programs without any
+# table set it to 0 for those runs.
+E=/proc/sys/kernel/unwind_user_eh_frame
 : >"$res"
 status=0
 
@@ -46,7 +51,7 @@ cache_counts() {
 # the lookup counters before and after ("cache label=... hits=... misses=...
 # rows=...").
 run() {
-	local before after label= prev=
+	local before after label='' prev=''
 	before=$(cache_counts)
 	"$@" >>"$res" 2>&1 || { log "FAILED: $*"; status=1; }
 	after=$(cache_counts)
@@ -55,6 +60,7 @@ run() {
 		prev=$a
 	done
 	[ -z "$label" ] && return
+	# shellcheck disable=SC2086 # two lists of numbers
 	set -- $before $after
 	[ "$1" = - ] || [ "$4" = - ] ||
 		log "cache label=$label hits=$(($4 - $1)) misses=$(($5 - $2)) rows=$(($6 - $3))"
@@ -79,6 +85,13 @@ if [ "$kind" = base ]; then
 	exit $status
 fi
 [ -w "$S" ] || { log "FAILED: no $S (kernel without the SFrame unwinder?)"; exit 1; }
+# eh V: kernel.unwind_user_eh_frame=V, where the kernel has it.
+eh() { [ ! -e "$E" ] || echo "$1" >"$E"; }
+eh 1
+case $arch in
+x86_64) LIBDIR=/usr/lib/x86_64-linux-gnu LDSO=/lib64/ld-linux-x86-64.so.2 ;;
+*) LIBDIR=/usr/lib/aarch64-linux-gnu LDSO=/lib/ld-linux-aarch64.so.1 ;;
+esac
 
 # Cost and scaling: the same addresses in every run (an IP cache indexed by
 # address may otherwise hit or collide differently per run). perf.data and
@@ -98,10 +111,14 @@ aslr_off
 if has cost; then
 	mark cost
 	# SFrame build, SFrame on; frame-pointer build, SFrame off (pure frame
-	# pointer walk) and on (lookup misses, then frame pointers).
+	# pointer walk) and on with the .eh_frame conversion off (no table in
+	# the task: the kernel's frame-pointer loop; with it on, the program,
+	# its C library and ld.so have tables from their .eh_frame: part eh).
 	echo 1 >$S; run ./ubench-sf -t sf -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
 	echo 0 >$S; run ./ubench-fp -t fp -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
-	echo 1 >$S; run ./ubench-fp -t fp-sfon -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	echo 1 >$S; eh 0
+	run ./ubench-fp -t fp-sfon -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	eh 1
 	# Sanity: the SFrame build unwound with frame pointers only is broken.
 	echo 0 >$S; run ./ubench-sf -t sf-off -N -D 16 -C 1 -n 100 -r 1
 	echo 1 >$S
@@ -149,6 +166,52 @@ if has scale; then
 	done
 fi
 
+# Tables converted from .eh_frame. Cost per frame: the chain of the cost
+# part built without SFrame and without frame pointers (ubench-eh: its
+# table comes from its .eh_frame), and the frame-pointer build with the
+# conversion on (a table walk); without the cost part, the SFrame build and
+# the frame-pointer build with the conversion off are run here too.
+# Sanity: ubench-eh with the conversion off is broken. Then the same chain
+# in a program of 1,000,000 filler FDEs, and the conversion of files
+# (ehmap: the first mapping of a file's text, a second one while the first
+# exists, conversion off, all off; the table memory each adds).
+if has eh; then
+	mark eh
+	echo 1 >$S
+	if ! has cost; then
+		eh 1; run ./ubench-sf -t sf -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+		eh 0; run ./ubench-fp -t fp-sfon -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	fi
+	eh 1
+	run ./ubench-eh -t eh -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	run ./ubench-fp -t fp-eh -D 4,16,64,128 -C 1,64 -n "$N" -r "$reps" -g $G
+	eh 0; run ./ubench-eh -t eh-off -N -D 16 -C 1 -n 100 -r 1
+	eh 1
+	run ./ubench-ehscale-1000000 -t eh-fde-1000000 -D 16 -C 1,256 -n "$N" -r "$reps" -g $G
+	# its SFrame build (part scale), for comparison
+	has scale ||
+		run ./ubench-scale-1000000 -t fde-1000000 -D 16 -C 1,256 -n "$N" -r "$reps" -g $G
+	mark eh-map
+	# From the page cache of a tmpfs (the shared directory is 9p). The
+	# SFrame builds of two of the programs, for comparison (their
+	# sections validated into the same kind of table).
+	cp ./ubench-ehscale-1000000 ./ubench-scale-1000000 ./ubench-eh ./ubench-sf /tmp/
+	files=
+	for f in $LIBDIR/libc.so.6 $LIBDIR/libstdc++.so.6 \
+		$LDSO $LIBDIR/libm.so.6 $LIBDIR/libgcc_s.so.1 $LIBDIR/libz.so.1 \
+		$LIBDIR/libdw.so.1 $LIBDIR/libglib-2.0.so.0 $LIBDIR/libbfd-2.40-system.so \
+		$LIBDIR/libperl.so.5.36 $LIBDIR/libpython3.11.so.1.0 /tmp/ubench-eh /tmp/ubench-sf; do
+		[ -e "$f" ] && files="$files $f"
+	done
+	# shellcheck disable=SC2086
+	run ./ehmap map "$reps" $files
+	# one mapping each (and the one the "second" setting holds): about
+	# 2.6 billion instructions a conversion on x86_64
+	run ./ehmap map 1 /tmp/ubench-ehscale-1000000 /tmp/ubench-scale-1000000
+	rm -f /tmp/ubench-ehscale-1000000 /tmp/ubench-scale-1000000 /tmp/ubench-eh /tmp/ubench-sf
+	eh 1
+fi
+
 aslr_restore
 if has perf; then
 	mark perf
@@ -165,18 +228,22 @@ if has perf; then
 			dwarf) opts="-e cpu-clock --call-graph dwarf" prog=perfwl-sf ;;
 			esac
 			rm -f /tmp/$v.data
+			# The frame-pointer build keeps the kernel's frame-pointer
+			# loop: no tables from .eh_frame for it (part eh has them).
+			[ $v = fp ] && eh 0
 			# shellcheck disable=SC2086
 			run ./tmrun "rec-$v" perf record -q -c "$PERF_PERIOD" $opts \
 				-o /tmp/$v.data ./$prog "$PERF_ITERS"
+			eh 1
 			if [ $r = 0 ]; then
 				size=$(wc -c </tmp/$v.data)
 				perf script -i /tmp/$v.data -F comm,tid,ip,sym,dso \
 					>/tmp/$v.txt 2>/tmp/$v.err || { log "FAILED: perf script $v"; status=1; }
 				total=$(grep -c '^[^ 	]' /tmp/$v.txt)
-				c=$(awk -f ./chains.awk -v comm=$prog -v chain=$chain /tmp/$v.txt |
+				c=$(awk -f ./chains.awk -v comm="$prog" -v chain=$chain /tmp/$v.txt |
 					tr '\n' ' ' | sed 's/top=.*//')
 				log "perfdata variant=$v bytes=$size samples=$total $c"
-				awk -f ./chains.awk -v comm=$prog -v chain=$chain /tmp/$v.txt |
+				awk -f ./chains.awk -v comm="$prog" -v chain=$chain /tmp/$v.txt |
 					sed -n "s/^top=/perftop variant=$v top=/p" >>"$res"
 			fi
 			rm -f /tmp/$v.data /tmp/$v.txt
@@ -186,24 +253,100 @@ if has perf; then
 fi
 
 # execve() and dlopen() with SFrame discovery on and off: the sysctl also
-# stops the kernel from reading the files for SFrame.
+# stops the kernel from reading the files for SFrame. The .eh_frame
+# conversion is off here (part eh adds it).
+EXEC_N=${BENCH_EXEC_N:-100}
+EH_EXEC_N=${BENCH_EH_EXEC_N:-10}
+# cpu-clock period (ns) of the system-wide perf record of part eh
+EH_PERF_PERIOD=${BENCH_EH_PERF_PERIOD:-1000000}
+PERL=$LIBDIR/libperl.so.5.36
+X=/tmp/execloop.d
+# exec_runs N SFRAME EH [-D]: the execve and dlopen loops once: programs
+# with SFrame (execloop, execloop-big) and without (execloop-eh), an SFrame
+# library (liblc.so) and Debian's libperl (with libcrypt and libm;
+# .eh_frame only). From a tmpfs copy: -D drops the kernel's reclaimable
+# caches before each operation, which must not throw away the programs'
+# page cache (the shared directory is 9p).
+exec_runs() {
+	local n="$1" v="$2" e="$3" p
+	shift 3
+	mkdir -p $X
+	cp ./execloop ./execloop-big ./execloop-eh ./liblc.so $X/
+	echo "$v" >$S
+	eh "$e"
+	for p in $X/execloop $X/execloop-big $X/execloop-eh; do
+		printf 'exec-run sframe=%s eh=%s ' "$v" "$e" >>"$res"
+		run $X/execloop "$@" exec "$n" "$p"
+	done
+	printf 'exec-run sframe=%s eh=%s ' "$v" "$e" >>"$res"
+	run $X/execloop "$@" dlopen "$n" $X/liblc.so
+	if [ -e "$PERL" ]; then
+		printf 'exec-run sframe=%s eh=%s ' "$v" "$e" >>"$res"
+		run $X/execloop "$@" dlopen "$n" "$PERL"
+	fi
+	echo 1 >$S
+	eh 1
+	rm -rf $X
+}
 if has exec; then
 	mark exec
-	EXEC_N=${BENCH_EXEC_N:-1000}
 	r=0
 	while [ "$r" -lt "$reps" ]; do
-		for v in 1 0; do
-			echo $v >$S
-			for p in ./execloop ./execloop-big; do
-				printf 'exec-run sframe=%s ' "$v" >>"$res"
-				run ./execloop exec "$EXEC_N" "$p"
-			done
-			printf 'exec-run sframe=%s ' "$v" >>"$res"
-			run ./execloop dlopen "$EXEC_N" "$G"
-		done
+		exec_runs "$EXEC_N" 1 0
+		exec_runs "$EXEC_N" 0 0
 		r=$((r + 1))
 	done
+fi
+
+# The same with the conversion on (BENCH_EH_EXEC_N operations a loop), as
+# the kernel runs (it may keep a file's table after its last mapping, for
+# the next), and with the tables kept dropped before each operation (-D:
+# every operation builds the tables of what it maps), with the conversion
+# off and on; then the kernel memory the tables hold during a system-wide
+# perf record -g of programs without SFrame (ehmap watch polls the
+# counters), and how complete the chains of one of them (perfwl-eh) are.
+if has eh; then
+	mark eh-exec
+	r=0
+	while [ "$r" -lt "$reps" ]; do
+		exec_runs "$EH_EXEC_N" 1 1
+		exec_runs "$EH_EXEC_N" 1 0 -D
+		exec_runs "$EH_EXEC_N" 1 1 -D
+		r=$((r + 1))
+	done
+	mark eh-perf
 	echo 1 >$S
+	eh 1
+	cp ./ubench-ehscale-1000000 /tmp/
+	# no table kept from earlier parts
+	echo 2 >/proc/sys/vm/drop_caches
+	log "ehstats before $(tr ' \n' '= ' <"$STATS")"
+	./ehmap watch 10 >/tmp/ehwatch.txt 2>&1 &
+	wpid=$!
+	rm -f /tmp/eha.data
+	# shellcheck disable=SC2016
+	run ./tmrun "rec-eh-a" perf record -q -a -g -e cpu-clock -c "$EH_PERF_PERIOD" \
+		-o /tmp/eha.data sh -c '
+		./perfwl-eh "$1" >/dev/null &
+		/tmp/ubench-ehscale-1000000 -t eh-a -D 16 -C 1 -n 1000 -r 3 >/dev/null &
+		./execloop exec 20 ./execloop-eh >/dev/null
+		[ ! -e "$2" ] || ./execloop dlopen 10 "$2" >/dev/null
+		wait' sh "$PERF_ITERS" "$PERL"
+	kill -TERM "$wpid"
+	wait "$wpid"
+	cat /tmp/ehwatch.txt >>"$res"
+	log "ehstats after $(tr ' \n' '= ' <"$STATS")"
+	size=$(wc -c </tmp/eha.data)
+	perf script -i /tmp/eha.data -F comm,tid,ip,sym,dso >/tmp/eha.txt 2>/tmp/eha.err ||
+		{ log "FAILED: perf script eh-a"; status=1; }
+	total=$(grep -c '^[^ 	]' /tmp/eha.txt)
+	c=$(awk -f ./chains.awk -v comm=perfwl-eh \
+		-v chain=w16,w15,w14,w13,w12,w11,w10,w9,w8,w7,w6,w5,w4,w3,w2,w1,main /tmp/eha.txt |
+		tr '\n' ' ' | sed 's/top=.*//')
+	log "ehperf bytes=$size total=$total $c"
+	awk '/^[^ \t]/ { n[$1]++ } END { for (c in n) print "ehcomm comm=" c " samples=" n[c] }' \
+		/tmp/eha.txt >>"$res"
+	rm -f /tmp/eha.data /tmp/eha.txt /tmp/ubench-ehscale-1000000
 fi
 
 # fork() and exit of a process with BENCH_FORK_MAPS registered SFrame
@@ -214,7 +357,11 @@ if has fork; then
 	r=0
 	while [ "$r" -lt "$reps" ]; do
 		for l in ./liblc.so ./liblc-fp.so; do
+			# liblc-fp.so: mappings without a table (no SFrame; its
+			# .eh_frame not converted)
+			[ "$l" = ./liblc-fp.so ] && eh 0
 			run ./forkbench "$l" "${BENCH_FORK_MAPS:-16000}" "${BENCH_FORK_N:-20}"
+			eh 1
 		done
 		r=$((r + 1))
 	done

@@ -118,11 +118,15 @@ def main():
       "instr/frame: median (min-max) over the repetitions.")
     p("")
     p("`FP, unpatched`: the frame-pointer build on the pinned base without the "
-      "series (boot `base`, -icount), where perf's own frame-pointer walk runs.")
+      "series (boot `base`, -icount), where perf's own frame-pointer walk runs. "
+      "`FP build, SFrame on, .eh_frame off`: `kernel.unwind_user_sframe=1` with "
+      "`kernel.unwind_user_eh_frame=0`: no table in the task, the kernel's "
+      "frame-pointer loop (with the conversion on, the frame-pointer build has "
+      "tables from its own .eh_frame: table 1e).")
     p("")
     p("| depth | chains | SFrame instr/sample | SFrame instr/frame | FP instr/frame | "
       "SFrame/FP | FP, unpatched: instr/frame | SFrame/FP unpatched | "
-      "FP build, SFrame on: instr/frame | wall ns/frame SFrame | "
+      "FP build, SFrame on, .eh_frame off: instr/frame | wall ns/frame SFrame | "
       "wall ns/frame FP | wall SFrame/FP | chains checked (SF / FP / FP+on / FP unpatched) |")
     p("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for chains in (1, 64):
@@ -248,6 +252,64 @@ def main():
               f"{checked('rc-hostile', chains, 16)} |")
         p("")
 
+    # ---- 1e. tables converted from .eh_frame -------------------------------
+    if any(get("icount", l, 1, 16) is not None for l in ("eh", "fp-eh")) or \
+            any(get("wall", l, 1, 16) is not None for l in ("eh", "fp-eh")):
+        p("### 1e. Frames from .eh_frame tables")
+        p("")
+        p("The chain of table 1 built a third way, `-O2 -fomit-frame-pointer` "
+          "without `--gsframe` (`ubench-eh`): its table comes from its .eh_frame, "
+          "converted when it is mapped (`kernel.unwind_user_eh_frame=1`, the "
+          "default), and the walk takes the same path as for the SFrame build. "
+          "The frame-pointer build with the conversion on (`FP, eh on`: the "
+          "program, its C library and ld.so have tables, the walk is the table "
+          "walk), with it off (`FP, eh off`: no table, the kernel's "
+          "frame-pointer loop; table 1's `FP build, SFrame on, .eh_frame off`), "
+          "with `kernel.unwind_user_sframe=0` (table 1's `FP`), and on the "
+          "unpatched base (boot `base`). Same method, the chains checked entry "
+          "by entry.")
+        p("")
+        p("| depth | chains | SFrame build: instr/frame | .eh_frame build: instr/frame | "
+          "eh/SFrame | FP, eh on | FP, eh off | FP, SFrame off | FP, unpatched | "
+          "FP eh on / eh off | FP eh on / unpatched | wall ns/frame .eh_frame build | "
+          "wall ns/frame FP, eh on | chains checked (.eh_frame build / FP, eh on) |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for chains in (1, 64):
+            for depth in (4, 16, 64, 128):
+                sf = get("icount", "sf", chains, depth)
+                ehv = get("icount", "eh", chains, depth)
+                fpe = get("icount", "fp-eh", chains, depth)
+                fpo = get("icount", "fp-sfon", chains, depth)
+                fp = get("icount", "fp", chains, depth)
+                fpb = get("base", "fp-base", chains, depth)
+                p(f"| {depth} | {chains} | {num(sf)} | {num(ehv)} | {ratio(ehv, sf)} | "
+                  f"{num(fpe)} | {num(fpo)} | {num(fp)} | {num(fpb)} | {ratio(fpe, fpo)} | "
+                  f"{ratio(fpe, fpb)} | {num(get('wall', 'eh', chains, depth))} | "
+                  f"{num(get('wall', 'fp-eh', chains, depth))} | "
+                  f"{checked('eh', chains, depth)} / {checked('fp-eh', chains, depth)} |")
+        p("")
+        bl = [x for x in runs["icount"]
+              if x.startswith("broken-as-expected") and "label=eh-off" in x]
+        if bl:
+            p("Sanity check: the .eh_frame build with `kernel.unwind_user_eh_frame=0`: "
+              f"{bl[0].split(': ', 1)[-1]}.")
+            p("")
+        if get("icount", "eh-fde-1000000", 1, 16) is not None:
+            p("The same 16-deep chains (256 copies: 4,096 distinct IPs) in a program "
+              "with 1,000,000 one-instruction filler functions (table 2a's "
+              "`ubench-scale-1000000`), built with SFrame and, assembled and "
+              "compiled without it, with .eh_frame only "
+              "(`ubench-ehscale-1000000`):")
+            p("")
+            p("| build | instr/frame, 1 chain | instr/frame, 256 chains | "
+              "wall ns/frame, 256 chains | chains checked |")
+            p("|---|---|---|---|---|")
+            for lab, what in (("fde-1000000", "SFrame"), ("eh-fde-1000000", ".eh_frame")):
+                p(f"| {what} | {num(get('icount', lab, 1, 16))} | "
+                  f"{num(get('icount', lab, SC, 16))} | {num(get('wall', lab, SC, 16))} | "
+                  f"{checked(lab, 1, 16)}, {checked(lab, SC, 16)} |")
+            p("")
+
     # ---- 2. scaling -------------------------------------------------------
     p("## 2. Scaling")
     p("")
@@ -332,7 +394,7 @@ def main():
         if x.startswith("perfdata "):
             c = kv(x)
             pdv[c["variant"]] = c
-    names = {"sf": "-g, SFrame build", "fp": "-g, frame-pointer build",
+    names = {"sf": "-g, SFrame build", "fp": "-g, frame-pointer build (.eh_frame conversion off)",
              "dwarf": "--call-graph dwarf, SFrame build"}
     base = {"sf": "base-sf", "fp": "base-fp", "dwarf": "base-sf"}
 
@@ -393,39 +455,67 @@ def main():
     for kind, lines in runs.items():
         for x in lines:
             if x.startswith("exec-run "):
-                # "exec-run sframe=V execloop op=... n=... ns=... file=..."
+                # "exec-run sframe=V eh=E execloop op=... n=... ns=... median_ns=...
+                # file=... drop=D"
                 c = kv("x " + x.replace("exec-run ", "", 1).replace("execloop ", "", 1))
                 if "ns" not in c:
                     continue
-                key = (kind, c["op"], c["file"], c["sframe"])
-                ex.setdefault(key, []).append(int(c["ns"]) / int(c["n"]))
+                key = (kind, c["op"], os.path.basename(c["file"]), c["sframe"],
+                       c.get("eh", "0"), c.get("drop", "0"))
+                v = int(c["median_ns"]) if "median_ns" in c else int(c["ns"]) / int(c["n"])
+                ex.setdefault(key, []).append(v)
     if ex:
-        p("## 5. execve() and dlopen() with SFrame discovery on and off")
+        p("## 5. execve() and dlopen() with SFrame discovery and the .eh_frame conversion on and off")
         p("")
         p("`execloop exec N PROG`: fork, execve of PROG (which exits at once) and "
-          "wait, N times; `execloop dlopen N liblc.so`: dlopen(RTLD_NOW) and "
-          "dlclose of an SFrame library, N times. execloop holds a (disabled) perf "
-          "event that samples call chains, as a profiler would; with "
-          "`kernel.unwind_user_sframe=1` every executable mmap of the program, ld.so "
-          "and the library then reads its ELF headers (page cache), and a section "
-          "is validated before the task returns to user space unless the unchanged "
-          "file was validated before (then it is only faulted in); with 0 the "
-          "kernel reads nothing. execloop has a small "
-          ".sframe; execloop-big links the 10,000 filler functions of the cold "
-          "start program. Median over the repetitions, time per operation "
+          "wait, N times; `execloop dlopen N LIB`: dlopen(RTLD_NOW) and "
+          "dlclose, N times; each operation timed on its own. execloop holds a "
+          "(disabled) perf event that samples call chains, as a profiler would: "
+          "every executable mmap of the program, ld.so, the C library and the "
+          "library then reads its ELF headers (page cache), and a file's table is "
+          "built before the task returns to user space unless the file has one "
+          "in memory (shared while another mapping uses it, and kept by the "
+          "kernel after the last mapping goes, for the next, where it does). "
+          "`all off`: `kernel.unwind_user_sframe=0`, the kernel reads nothing. "
+          "`SFrame, eh off`: SFrame sections only (`kernel.unwind_user_eh_frame=0`). "
+          "`eh on`: both (the default). `none kept`: `execloop -D`, 2 written to "
+          "`/proc/sys/vm/drop_caches` before each operation (untimed), so no table "
+          "is kept: each operation builds the tables of the files it maps (the "
+          "cost of a first start). execloop and execloop-big have SFrame (a small "
+          ".sframe; the 10,000 filler functions of the cold start program), "
+          "execloop-eh has .eh_frame only; liblc.so has SFrame, libperl (Debian's, "
+          "with libcrypt and libm) .eh_frame only; all but libperl run from a tmpfs "
+          f"copy. Loops of {meta.get('exec_n', '?')} operations (part exec: `all "
+          f"off`, `SFrame, eh off`) and {meta.get('eh_exec_n', '?')} (part eh: the "
+          "others); the median operation of a loop, median over the repetitions "
           "(icount boot: guest time at one instruction per ns).")
         p("")
-        p("| boot | operation | file | SFrame on | SFrame off | added by SFrame |")
-        p("|---|---|---|---|---|---|")
+        p("| boot | operation | file | all off | SFrame, eh off | eh on | "
+          "SFrame, eh off, none kept | eh on, none kept | added by SFrame | "
+          "added by .eh_frame | added by .eh_frame, none kept |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|")
+
+        def med(k):
+            v = ex.get(k)
+            return statistics.median(v) if v else None
+
+        def us(v):
+            return f"{num(v / 1000, 1)} us" if v is not None else "n/a"
+
+        def added(a, b):
+            if a is None or b is None:
+                return "n/a"
+            return f"{num((a - b) / 1000, 1)} us ({(a / b - 1) * 100:+.1f}%)"
         for kind in ("icount", "wall"):
             for op, f in sorted({(k[1], k[2]) for k in ex if k[0] == kind}):
-                on = ex.get((kind, op, f, "1"))
-                off = ex.get((kind, op, f, "0"))
-                if not on or not off:
-                    continue
-                a, b = statistics.median(on), statistics.median(off)
-                p(f"| {kind} | {op} | {os.path.basename(f)} | {num(a / 1000, 1)} us | "
-                  f"{num(b / 1000, 1)} us | {num((a - b) / 1000, 1)} us ({(a / b - 1) * 100:+.1f}%) |")
+                off = med((kind, op, f, "0", "0", "0"))
+                sfo = med((kind, op, f, "1", "0", "0"))
+                eho = med((kind, op, f, "1", "1", "0"))
+                sfd = med((kind, op, f, "1", "0", "1"))
+                ehd = med((kind, op, f, "1", "1", "1"))
+                p(f"| {kind} | {op} | {f} | {us(off)} | {us(sfo)} | {us(eho)} | "
+                  f"{us(sfd)} | {us(ehd)} | {added(sfo, off)} | {added(eho, sfo)} | "
+                  f"{added(ehd, sfd)} |")
         p("")
 
     # ---- 5b. lookup cache hit rates ------------------------------------------
@@ -477,7 +567,8 @@ def main():
           "executable segment of LIB N times (each a mapping of its own), then "
           "times F fork()s whose child exits at once. `liblc.so` has SFrame "
           "(N registrations, one shared table), `liblc-fp.so` is the same code "
-          "with frame pointers and no SFrame (N mappings only). Median over the "
+          "with frame pointers and no SFrame, mapped with "
+          "`kernel.unwind_user_eh_frame=0` (N mappings without a table). Median over the "
           "repetitions; under -icount a nanosecond is an instruction.")
         p("")
         p("| boot | mappings | ns/fork, SFrame | ns/fork, no SFrame | SFrame / no SFrame |")
@@ -511,6 +602,143 @@ def main():
             p(f"| {kind} | {int(w['rows']):,} | {w['map_ms']} | {w['max_late_ms']} | "
               f"{w['idle_max_late_ms']} |")
         p("")
+
+    # ---- 9. .eh_frame conversion and table memory per file ----------------
+    ehm = {}
+    for kind, lines in runs.items():
+        for x in lines:
+            if x.startswith("ehmap ") and "first_ns=" in x:
+                c = kv(x)
+                ehm.setdefault(kind, {})[c["name"]] = c
+    if ehm:
+        p("## 9. Table per file: conversion time and memory")
+        p("")
+        p("`ehmap map REPS FILE...`: with a perf event open that takes call chains, "
+          "each file is read once (page cache warm; the benchmark programs are "
+          "copied to the guest's tmpfs first), then its executable segment is "
+          "mapped (`PROT_READ | PROT_EXEC`, `MAP_PRIVATE`, at its file offset, as "
+          "ld.so maps text) and unmapped again, the mmap() call alone timed. "
+          "`first mapping`: the conversion on, no other mapping of the file, and "
+          "no table kept (2 written to `/proc/sys/vm/drop_caches` before, "
+          "untimed): the mapping converts the file's .eh_frame into a new table, "
+          "or validates its .sframe for an SFrame build. `kept`: a mapping after "
+          "one that went, the table kept by the kernel if it keeps tables. "
+          "`second`: while another mapping of the file exists (its table shared). "
+          "`eh off`: `kernel.unwind_user_eh_frame=0` (the ELF headers read, "
+          "nothing registered; an SFrame build still gets its table). `all off`: "
+          "`kernel.unwind_user_sframe=0` (nothing read). Medians over the "
+          "repetitions (1 for the two 1,000,000-function programs), in guest "
+          "instructions (icount boot). `table bytes`: the change of the debugfs "
+          "counter `table_bytes` at the first mapping (the table's kernel "
+          "memory); `stop rows`: rows the table cannot express "
+          "(`eh_frame_stop_rows`: the walk ends there). FDEs: the .eh_frame_hdr "
+          "count (for an SFrame build, its .sframe's, from table 6).")
+        p("")
+        p("| file | table from | FDEs | .eh_frame bytes | .eh_frame_hdr bytes | "
+          ".sframe bytes | first mapping: instr | instr/FDE | instr/byte of the section | "
+          "kept: instr | second: instr | eh off: instr | all off: instr | table bytes | "
+          "table / section bytes | table bytes/FDE | stop rows | wall ms, first mapping |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        ic = ehm.get("icount", {})
+        wl = ehm.get("wall", {})
+        for name in list(ic) + [n for n in wl if n not in ic]:
+            c = ic.get(name) or wl[name]
+            w = wl.get(name)
+            sfb = int(c["sframe"])
+            eb, hb = int(c["eh_frame"]), int(c["eh_frame_hdr"])
+            fdes = int(c["fdes"])
+            if sfb:
+                h = hostf.get(name)
+                fdes = int(h["fdes"]) if h else -1
+                src, sec = "SFrame", sfb
+            else:
+                src, sec = ".eh_frame", eb + hb
+
+            def ins(f):
+                return num(int(c[f])) if name in ic else "n/a"
+            on = int(c["first_ns"]) if name in ic else None
+            tb = int(c["table_bytes"])
+            fd = num(fdes) if fdes > 0 else "n/a"
+            p(f"| {name} | {src} | {fd} | {num(eb)} | {num(hb)} | {num(sfb)} | "
+              f"{num(on)} | {num(on / fdes) if on and fdes > 0 else 'n/a'} | "
+              f"{num(on / (sfb or eb), 1) if on and (sfb or eb) else 'n/a'} | "
+              f"{ins('kept_ns')} | {ins('second_ns')} | {ins('eh_off_ns')} | "
+              f"{ins('off_ns')} | {num(tb)} | {ratio(tb, sec)} | "
+              f"{num(tb / fdes, 1) if fdes > 0 else 'n/a'} | {c['stop_rows']} | "
+              f"{num(int(w['first_ns']) / 1e6, 1) if w else 'n/a'} |")
+        p("")
+        odd = [f"{n} (first mapping: {c['tables']} tables, {c['converted']} converted; "
+               f"second: {c['second_tables']} tables, {c['second_shared']} shared)"
+               for n, c in ic.items()
+               if c["tables"] != "1" or c["second_tables"] != "0" or c["second_shared"] != "1"
+               or c["converted"] != ("0" if c["sframe"] != "0" else "1")]
+        if odd:
+            p("Not as expected (the first mapping adds one table, converted from "
+              ".eh_frame unless the file has SFrame; the second shares it): "
+              + "; ".join(odd) + ".")
+            p("")
+        kc = [n for n, c in ic.items() if c.get("kept_converted") == "0"]
+        if ic:
+            p(f"`kept`: the table of an earlier mapping reused for {len(kc)} of the "
+              f"{len(ic)} files (no conversion at that mapping).")
+            p("")
+
+    # ---- 10. tables during a system-wide perf record -----------------------
+    ehw = [kv(x) for x in runs["icount"] if x.startswith("ehwatch ")]
+    if ehw:
+        w = ehw[0]
+        st = {}
+        for x in runs["icount"]:
+            if x.startswith("ehstats "):
+                st[x.split()[1]] = kv("x " + " ".join(x.split()[2:]))
+        ep = next((kv(x) for x in runs["icount"] if x.startswith("ehperf ")), {})
+        comms = sorted(((int(kv(x)["samples"]), kv(x)["comm"]) for x in runs["icount"]
+                        if x.startswith("ehcomm ")), reverse=True)
+        rec = tmi.get("rec-eh-a")
+
+        def delta(k):
+            a, b = st.get("before", {}).get(k), st.get("after", {}).get(k)
+            return int(b) - int(a) if a is not None and b is not None else None
+        conv, val = delta("eh_frame_converted"), delta("validated")
+
+        def trio(k):
+            if f"{k}_first" not in w:
+                return "n/a"
+            return " / ".join(num(int(w[f"{k}_{x}"])) for x in ("first", "max", "last"))
+        p("## 10. Kernel memory of the tables during `perf record -a -g`")
+        p("")
+        p(f"`perf record -a -g -e cpu-clock -c {meta.get('eh_perf_period', '?')}` "
+          "(the tree's perf, -icount boot) of a guest running, at the same time, "
+          "`perfwl-eh` (table 3's workload built without SFrame and without "
+          "frame pointers) and the 1,000,000-function `.eh_frame` program "
+          "(`ubench-ehscale-1000000`, three times 1,000 samples of its own) in the "
+          "background, `execloop exec 20 ./execloop-eh` and `execloop dlopen 10 "
+          "libperl.so.5.36`, the conversion on (perf itself, which maps Debian's "
+          "libstdc++, libpython, libperl, libbfd and more, is sampled when it "
+          "runs). Tables kept from earlier parts are dropped first "
+          "(`/proc/sys/vm/drop_caches`). `ehmap watch 10` reads the debugfs "
+          "counters every 10 ms meanwhile: tables in use (`tables`, "
+          "`table_bytes`) and kept after their last mapping (`kept`, "
+          "`kept_bytes`), before the run, at their peak, after it; `peak of "
+          "both`: the highest table_bytes + kept_bytes. Conversions: the change "
+          "of `eh_frame_converted` over the run.")
+        p("")
+        p("| polls | tables in use: before / peak / after | their bytes | "
+          "tables kept: before / peak / after | their bytes | peak of both, bytes | "
+          "conversions | SFrame sections validated | samples | perf.data bytes | "
+          "perfwl-eh complete/leaf | perf record run, instr |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        p(f"| {w['polls']} | {trio('tables')} | {trio('bytes')} | {trio('kept')} | "
+          f"{trio('kept_bytes')} | {num(int(w['sum_max'])) if 'sum_max' in w else 'n/a'} | "
+          f"{num(conv)} | "
+          f"{num(val - conv) if val is not None and conv is not None else 'n/a'} | "
+          f"{num(int(ep['total'])) if 'total' in ep else 'n/a'} | "
+          f"{num(int(ep['bytes'])) if 'bytes' in ep else 'n/a'} | "
+          f"{ep.get('full', '?')}/{ep.get('leaf', '?')} | {num(rec)} |")
+        p("")
+        if comms:
+            p("Samples by command: " + ", ".join(f"{c} {n:,}" for n, c in comms[:8]) + ".")
+            p("")
 
     # ---- 6. host micro-benchmark -----------------------------------------
     p("## 6. Host micro-benchmark of the decoder")
@@ -586,6 +814,24 @@ def main():
           f"leaf samples from the miss to the first complete one: mean "
           f"{cs[0]['recover_mean']}, max {cs[0]['recover_max']} "
           f"(runs with a miss: {cs[0]['runs_with_miss']}/{cs[0]['runs']}) |")
+    re_ = [(d, get("icount", "eh", 64, d), get("icount", "sf", 64, d)) for d in D]
+    if any(a is not None for _, a, _ in re_):
+        p(f"| frame from an .eh_frame table / SFrame frame, same chain (64 chains) | "
+          f"depth {rl(re_)} |")
+        rf = [(d, get("icount", "fp-eh", 64, d), get("base", "fp-base", 64, d)
+               if get("base", "fp-base", 64, d) is not None else get("icount", "fp-sfon", 64, d))
+              for d in D]
+        base_what = ("the unpatched base" if get("base", "fp-base", 64, 16) is not None
+                     else "the conversion off (no base boot)")
+        p(f"| frame-pointer program with the conversion on, per frame against {base_what} "
+          f"(64 chains) | depth {rl(rf)} |")
+    em = ehm.get("icount", {}) if ehm else {}
+    if "libc.so.6" in em:
+        c = em["libc.so.6"]
+        p(f"| printed: first mapping of libc.so.6 (its .eh_frame converted) / with its "
+          f"table kept / a second mapping | {num(int(c['first_ns']))} / "
+          f"{num(int(c['kept_ns']))} / {num(int(c['second_ns']))} instructions; "
+          f"table {num(int(c['table_bytes']))} bytes |")
     p("")
     for kind in ("icount", "wall"):
         marks = [(x.split()[1], float(kv(x)["uptime"])) for x in runs[kind] if x.startswith("part ")]

@@ -88,6 +88,12 @@ fi
 # eh V: kernel.unwind_user_eh_frame=V, where the kernel has it.
 eh() { [ ! -e "$E" ] || echo "$1" >"$E"; }
 eh 1
+# Part eh needs the conversion.
+if has eh && [ ! -w "$E" ]; then
+	log "FAILED: part eh: no $E (kernel without CONFIG_UNWIND_USER_EH_FRAME?)"
+	status=1
+	parts=$(echo " $parts " | sed 's/ eh / /')
+fi
 case $arch in
 x86_64) LIBDIR=/usr/lib/x86_64-linux-gnu LDSO=/lib64/ld-linux-x86-64.so.2 ;;
 *) LIBDIR=/usr/lib/aarch64-linux-gnu LDSO=/lib/ld-linux-aarch64.so.1 ;;

@@ -161,11 +161,14 @@ static DEFINE_SPINLOCK(sframe_tables_lock);
 /*
  * The tables whose last registration went, kept for the next mapping of
  * their file: a process started again and again does not build the table
- * of its C library at every start. At most SFRAME_KEPT_MAX of them; a
- * shrinker frees them under memory pressure, in the memory cgroup that
- * each is charged to. The list's lock nests inside sframe_tables_lock.
+ * of its C library at every start. At most SFRAME_KEPT_MAX of them, of
+ * SFRAME_KEPT_MAX_BYTES together (a table of a file deleted since is
+ * never used again, and goes when newer ones come); a shrinker frees
+ * them under memory pressure, in the memory cgroup that each is charged
+ * to. The list's lock nests inside sframe_tables_lock.
  */
 #define SFRAME_KEPT_MAX			1024
+#define SFRAME_KEPT_MAX_BYTES		(32UL << 20)
 static struct list_lru sframe_kept;
 static bool sframe_keep;	/* sframe_kept and its shrinker are set up */
 
@@ -360,16 +363,27 @@ static struct sframe_shared *sframe_shared_add(struct sframe_shared *t)
 	return t;
 }
 
+/* More tables kept than SFRAME_KEPT_MAX and _MAX_BYTES allow? */
+static bool sframe_kept_over(void)
+{
+	return list_lru_count(&sframe_kept) > SFRAME_KEPT_MAX ||
+	       atomic_long_read(&sframe_stats[SFRAME_STAT_KEPT_BYTES]) >
+	       SFRAME_KEPT_MAX_BYTES;
+}
+
 /*
  * Free the kept table @item, unless a mapping is taking it (or a table is
- * being kept) right now: called with the list's lock held.
+ * being kept) right now, or @bound is set and the kept tables are within
+ * their bounds: called with the list's lock held.
  */
 static enum lru_status sframe_kept_isolate(struct list_head *item,
 					   struct list_lru_one *list,
-					   spinlock_t *lock, void *arg)
+					   spinlock_t *lock, void *bound)
 {
 	struct sframe_shared *t = container_of(item, struct sframe_shared, lru);
 
+	if (bound && !sframe_kept_over())
+		return LRU_STOP;
 	if (!spin_trylock(&sframe_tables_lock))
 		return LRU_SKIP;
 	list_lru_isolate(list, item);
@@ -384,7 +398,6 @@ static enum lru_status sframe_kept_isolate(struct list_head *item,
 
 static void sframe_shared_put(struct sframe_shared *t)
 {
-	unsigned long nr;
 	bool kept;
 
 	if (!t || !refcount_dec_and_lock(&t->ref, &sframe_tables_lock))
@@ -404,10 +417,9 @@ static void sframe_shared_put(struct sframe_shared *t)
 		call_rcu(&t->rcu, sframe_shared_free_rcu);
 		return;
 	}
-	nr = list_lru_count(&sframe_kept);
-	if (nr > SFRAME_KEPT_MAX)
-		list_lru_walk(&sframe_kept, sframe_kept_isolate, NULL,
-			      nr - SFRAME_KEPT_MAX);
+	if (sframe_kept_over())
+		list_lru_walk(&sframe_kept, sframe_kept_isolate, &sframe_kept,
+			      list_lru_count(&sframe_kept));
 }
 
 static unsigned long sframe_kept_count(struct shrinker *shrink,

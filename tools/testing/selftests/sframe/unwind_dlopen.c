@@ -8,9 +8,9 @@
  *    usually mapped over the range libsf_a.so used.  Its chains must be the
  *    correct frame-pointer chains: stale SFrame data of the old range would
  *    break them.  On arm64 a frame record does not say where its caller's
- *    frame is: main, the SFrame caller of frame-pointer code, is found by
- *    the recovery of callers (kernel.unwind_user_recover), which the test
- *    turns on there.
+ *    frame is: main, the SFrame caller of frame-pointer code, is found
+ *    with the table of the library's .eh_frame, which the test has the
+ *    kernel convert there (kernel.unwind_user_eh_frame).
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -63,9 +63,9 @@ TEST(sframe_dlopen)
 
 	sampler_get_opts(&o);
 #ifdef __aarch64__
-	saved = sysctl_int_read(RECOVER_SYSCTL);
+	saved = sysctl_int_read(EH_FRAME_SYSCTL);
 	ASSERT_LE(0, saved);
-	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
+	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
 #endif
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
@@ -102,7 +102,7 @@ TEST(sframe_dlopen)
 			    ARRAY_SIZE(expect_b), &o, &st);
 	wl_cleanup(&w);
 	if (saved >= 0)
-		sysctl_int_write(RECOVER_SYSCTL, saved);
+		sysctl_int_write(EH_FRAME_SYSCTL, saved);
 	EXPECT_TRUE(ok_a);
 	ASSERT_TRUE(ok_b);
 }

@@ -448,7 +448,39 @@ static void eh_frame_test_sink_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g->rows, 2);
 }
 
-/* Mutations of the prologue sections, each refused. */
+/* A change to the prologue sections: @len bytes of @val at @off. */
+struct eb_patch {
+	const char	*what;
+	bool		hdr;	/* in .eh_frame_hdr, else in .eh_frame */
+	int		fde;	/* @off from this FDE's start; -1: section's */
+	u32		off;
+	u32		val;
+	u32		len;	/* 4 or 1 */
+};
+
+static const struct eb_patch eb_patches[] = {
+	{ "64-bit length", false, 0, 0, 0xffffffff, 4 },
+	{ "FDE length past the section", false, 0, 0, 0xfffffff0, 4 },
+	{ "CIE pointer to the FDE itself", false, 0, 4, 4, 4 },
+	{ "FDEs overlapping", false, 0, 12, 0x48, 4 },
+	{ "hdr version 2", true, -1, 0, 2, 1 },
+	{ "hdr count * 8 wrapping", true, -1, 8, 0x20000001, 4 },
+};
+
+/* Convert a section of one x86_64 FDE of 16 bytes at @start with @ins. */
+static int eb_run_one(struct kunit *test, struct eb *e, struct got *g,
+		      const char *aug, u64 start, const u8 *ins, u32 n)
+{
+	u32 cie;
+
+	eb_init(e, EH_FRAME_ARCH_X86_64);
+	cie = eb_cie_std(e, aug);
+	eb_fde(e, cie, start, 0x10, ins, n);
+	eb_hdr(e);
+	return eb_run(test, e, e->ehn, e->hdrn, g, NULL);
+}
+
+/* Malformed sections, each refused. */
 static void eh_frame_test_malformed(struct kunit *test)
 {
 	static const u8 deep[EH_FRAME_REMEMBER_MAX + 1] = {
@@ -460,37 +492,26 @@ static void eh_frame_test_malformed(struct kunit *test)
 	static const u8 setloc[] = { 0x41, 0x01, 0, 0, 0, 0 };
 	struct got *g = got_new(test);
 	struct eb *b = eb_new(test), *e = eb_new(test);
-	u32 cie;
+	const struct eb_patch *p;
+	u32 cie, at;
 
 	eb_x86_prologue(b);
-
-	*e = *b;
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, 10, e->hdrn, g, NULL), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run(test, b, 10, b->hdrn, g, NULL), 0,
 			    "truncated CIE");
-	*e = *b;
-	eb_set32(e->eh, e->fde_off[0], 0xffffffff);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "64-bit length");
-	*e = *b;
-	eb_set32(e->eh, e->fde_off[0], 0xfffffff0);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "FDE length past the section");
-	*e = *b;
-	eb_set32(e->eh, e->fde_off[0] + 4, 4);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "CIE pointer to the FDE itself");
-	*e = *b;
-	eb_set32(e->eh, e->fde_off[0] + 12, 0x48);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "FDEs overlapping");
-	*e = *b;
-	e->hdr[0] = 2;
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "hdr version 2");
-	*e = *b;
-	eb_set32(e->hdr, 8, 0x20000001);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "hdr count * 8 wrapping");
+	for (p = eb_patches; p < eb_patches + ARRAY_SIZE(eb_patches); p++) {
+		u8 *buf;
+
+		*e = *b;
+		buf = p->hdr ? e->hdr : e->eh;
+		at = (p->fde < 0 ? 0 : e->fde_off[p->fde]) + p->off;
+		if (p->len == 4)
+			eb_set32(buf, at, p->val);
+		else
+			buf[at] = p->val;
+		KUNIT_EXPECT_LT_MSG(test,
+				    eb_run(test, e, e->ehn, e->hdrn, g, NULL),
+				    0, "%s", p->what);
+	}
 	*e = *b;
 	eb_set32(e->hdr, 16, (u32)(EH_ADDR + e->fde_off[0] + 2 - HDR_ADDR));
 	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
@@ -504,47 +525,23 @@ static void eh_frame_test_malformed(struct kunit *test)
 	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
 			    "hdr table unsorted");
 
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO - 0x10, 0x10, NULL, 0);
-	eb_hdr(e);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "FDE before the text");
-
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zRX");
-	eb_fde(e, cie, TEXT_LO, 0x10, NULL, 0);
-	eb_hdr(e);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
-			    "unknown augmentation");
-
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, restore, sizeof(restore));
-	eb_hdr(e);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO - 0x10,
+					     NULL, 0), 0, "FDE before the text");
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zRX", TEXT_LO,
+					     NULL, 0), 0, "unknown augmentation");
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, restore,
+					     sizeof(restore)), 0,
 			    "unbalanced restore_state");
-
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, leb11, sizeof(leb11));
-	eb_hdr(e);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, leb11,
+					     sizeof(leb11)), 0,
 			    "ULEB128 of 11 bytes");
-
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, setloc, sizeof(setloc));
-	eb_hdr(e);
-	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, setloc,
+					     sizeof(setloc)), 0,
 			    "set_loc backwards");
 
 	/* Too deep a nesting is no error: the FDE's one row ends walks. */
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, deep, sizeof(deep));
-	eb_hdr(e);
-	KUNIT_EXPECT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_EXPECT_EQ(test, eb_run_one(test, e, g, "zR", TEXT_LO, deep,
+					 sizeof(deep)), 0);
 	KUNIT_EXPECT_EQ(test, g->rows, 1);
 	KUNIT_EXPECT_EQ(test, g->nulls, 1);
 }

@@ -359,6 +359,7 @@ static void test_exact(void)
 		static const u8 fpx[] = { 0x10, 6, 1, 0x70 };	/* expr rbp */
 		static const u8 big[] = { 0x0e, 0x80, 0x80, 0x80, 0x80, 0x08 };
 		static const u8 sparc[] = { 0x2d };
+		static const u8 spr[] = { 0x09, 7, 8, 0x41, 0xc7 }; /* rsp in r8 */
 		u32 cie;
 
 		eb_init(&e, EH_FRAME_ARCH_X86_64);
@@ -367,16 +368,19 @@ static void test_exact(void)
 		eb_fde(&e, cie, TEXT_LO + 0x10, 0x10, fpx, sizeof(fpx));
 		eb_fde(&e, cie, TEXT_LO + 0x20, 0x10, big, sizeof(big));
 		eb_fde(&e, cie, TEXT_LO + 0x30, 0x10, sparc, sizeof(sparc));
+		eb_fde(&e, cie, TEXT_LO + 0x40, 0x10, spr, sizeof(spr));
 		eb_hdr(&e);
 		ret = run(&e, e.ehn, e.hdrn, &g, &st);
-		ok = !ret && g.rows == 4 && g.nulls == 4 &&
+		ok = !ret && g.rows == 6 && g.nulls == 5 &&
 		     st.bad[EH_FRAME_BAD_RA] == 1 &&
 		     st.bad[EH_FRAME_BAD_FP] == 1 &&
 		     st.bad[EH_FRAME_BAD_OFFSET] == 1 &&
-		     st.bad[EH_FRAME_BAD_FDE] == 1;
+		     st.bad[EH_FRAME_BAD_FDE] == 1 &&
+		     st.bad[EH_FRAME_BAD_SP] == 1 && !g.has[4] &&
+		     frame_is(&g, 5, TEXT_LO + 0x41, 8, 0, 0, 1, -8, 0, 0, 0);
 		report(ok, "val_offset RA, expression FP, CFA offset 2^31, "
-		       "0x2d on x86_64: inexpressible", ": ret %d nulls %d",
-		       ret, g.nulls);
+		       "0x2d on x86_64, rsp in a register (until restored): "
+		       "inexpressible", ": ret %d nulls %d", ret, g.nulls);
 	}
 
 	/* arm64: paciasp (negate_ra_state), stp x29, x30, [sp, -16]! */

@@ -105,7 +105,7 @@ struct event {
 
 struct rrow {
 	u64 loc;
-	char cfa[48], ra[48], fp[48];
+	char cfa[48], ra[48], fp[48], sp[48];
 };
 
 struct entry {
@@ -298,9 +298,9 @@ static int split_cells(char *l, char **cells, int max)
 
 static int parse_interp(FILE *fp, struct dump *d, int x86)
 {
-	const char *fpname = x86 ? "rbp" : "x29";
+	const char *fpname = x86 ? "rbp" : "x29", *spname = x86 ? "rsp" : "sp";
 	struct entry *cur = NULL, e;
-	int ci_ra = -1, ci_fp = -1, ci_cfa = -1;
+	int ci_ra = -1, ci_fp = -1, ci_cfa = -1, ci_sp = -1;
 	char *line = NULL, *cells[256];
 	size_t cap = 0;
 
@@ -310,7 +310,7 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 		line[strcspn(line, "\n")] = 0;
 		if (!strncmp(line, "   LOC", 6)) {
 			n = split_cells(line, cells, 256);
-			ci_ra = ci_fp = ci_cfa = -1;
+			ci_ra = ci_fp = ci_cfa = ci_sp = -1;
 			for (i = 0; i < n; i++) {
 				if (!strcmp(cells[i], "CFA"))
 					ci_cfa = i;
@@ -318,6 +318,8 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 					ci_ra = i;
 				else if (!strcmp(cells[i], fpname))
 					ci_fp = i;
+				else if (!strcmp(cells[i], spname))
+					ci_sp = i;
 			}
 			continue;
 		}
@@ -335,6 +337,8 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 				 ci_ra >= 0 && ci_ra < n ? cells[ci_ra] : "-");
 			snprintf(r.fp, sizeof(r.fp), "%s",
 				 ci_fp >= 0 && ci_fp < n ? cells[ci_fp] : "-");
+			snprintf(r.sp, sizeof(r.sp), "%s",
+				 ci_sp >= 0 && ci_sp < n ? cells[ci_sp] : "-");
 			PUSH(cur->rows, cur->nrows, cur->caprows, r);
 			continue;
 		}
@@ -345,7 +349,7 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 			    x->hi != e.hi)
 				return -1;
 			cur = x;
-			ci_ra = ci_fp = ci_cfa = -1;
+			ci_ra = ci_fp = ci_cfa = ci_sp = -1;
 		}
 	}
 	free(line);
@@ -357,7 +361,7 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 enum exp_kind { EXP_FRAME, EXP_PLT, EXP_BAD };
 
 static const char *const bad_names[] = {
-	"cfa_expr", "cfa_reg", "ra", "fp", "offset", "fde", "plt",
+	"cfa_expr", "cfa_reg", "ra", "fp", "offset", "fde", "plt", "sp",
 };
 
 #define PLT_TEXT "DW_OP_breg7 (rsp): 8; DW_OP_breg16 (rip): 0; " \
@@ -501,6 +505,13 @@ static int expect(struct ctx *cx, struct entry *fde, struct entry *cie,
 		}
 		f->flags |= UNWIND_USER_F_CFA_REG;
 		f->cfa_reg = base;
+	}
+
+	/* the caller's stack pointer: the CFA, unless a rule says otherwise */
+	if (strcmp(r->sp, "-") && strcmp(r->sp, "v+0") &&
+	    (strcmp(r->sp, "u") || undefined_at(fde, cie, cx->sp, r->loc))) {
+		*why = "sp";
+		return EXP_BAD;
 	}
 
 	if (cell_cfa_off(r->ra, &off)) {

@@ -62,6 +62,8 @@ N=0 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
 not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - xcheck: $*"; }
 comment() { sed 's/^/# /'; }
+# samples_in_full REPORT: the samples the report lists in full
+samples_in_full() { sed -n '/^  sample [0-9]*, pid/,/^  samples  /p' "$1" | sed '$d'; }
 START=$SECONDS
 
 G=$OUT/xcheck/group-$ARCH
@@ -249,7 +251,10 @@ for p in "${PROGS[@]}"; do
 		sed -n '/^  unjudged beyond/,/^  [a-z]/p' "$G/$p.report" | sed '$d'
 		grep '^  first sample per process' -A20 "$G/$p.report" | grep -E '^  first|^      pid'
 		if [ "$rrc" != 0 ]; then
-			sed -n '/^  sample [0-9]*, pid/,/^  samples  /p' "$G/$p.report" | sed '$d' | head -n 40
+			# the samples with a wrong frame first: they fail the gate
+			samples_in_full "$G/$p.report" | awk '/^  sample / { w = / wrong frame, / }
+				w' | head -n 30
+			samples_in_full "$G/$p.report" | head -n 40
 			echo "(full report: $G/$p.report)"
 		fi
 	} | comment

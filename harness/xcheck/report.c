@@ -1164,7 +1164,7 @@ enum outcome {
 };
 
 static unsigned long nr_judged, nr_outcome[OUT_NR], nr_sf_pc, nr_leaf[SRC_NR];
-static unsigned long nr_unjudged_samples, nr_wrong_reported;
+static unsigned long nr_unjudged_samples, nr_wrong_reported, nr_listed;
 /* mismatch classes (wrong and shorter), unjudged reasons */
 static struct count *classes, *unjudged_kinds;
 
@@ -1503,10 +1503,17 @@ static void do_sample(const uint8_t *rec, const uint8_t *end)
 		return;
 	/* the class: the kind, the step's source and function, the frames */
 	count_add(&classes, what);
-	if (++nr_wrong_reported > list_max || verbose)
+	/*
+	 * The first list_max samples that differ, and the first list_max
+	 * with a wrong frame wherever they come, are listed in full.
+	 */
+	++nr_wrong_reported;
+	if (verbose || (nr_wrong_reported > list_max &&
+			(out != OUT_WRONG || nr_outcome[OUT_WRONG] > list_max)))
 		return;
-	if (nr_wrong_reported == 1)
-		printf("  samples that differ (the first %lu in full):\n", list_max);
+	if (++nr_listed == 1)
+		printf("  samples that differ (the first %lu in full, and the first %lu with a wrong frame):\n",
+		       list_max, list_max);
 	printf("  sample %lu, pid %d tid %d (%s), t=%.6f s%s: at frame %d: %s\n",
 	       nr_samples, pid, tid, proc->comm, (time - first_time) / 1e9,
 	       proc->first_sample == nr_samples ? ", the process's first" : "", at, what);
@@ -1595,7 +1602,8 @@ static void usage(void)
 		"  --min-samples N     minimum number of judged samples (default 200)\n"
 		"  --min-sframe N      of which at least N with the sampled PC in SFrame-described\n"
 		"                      code (default 0)\n"
-		"  --list N            samples that differ shown in full (default 20)\n"
+		"  --list N            the first N samples that differ shown in full, and the\n"
+		"                      first N with a wrong frame (default 20)\n"
 		"  --classes N         mismatch classes and unjudged reasons listed (default 10)\n"
 		"  --label NAME        name shown in the result line\n"
 		"  -v, --verbose       print both chains of every sample\n",
@@ -1877,8 +1885,8 @@ int main(int argc, char **argv)
 		nr_first_ok += pp->first_sample && pp->first_ok;
 	}
 
-	if (nr_wrong_reported > list_max)
-		printf("  (%lu more samples that differ not shown)\n", nr_wrong_reported - list_max);
+	if (nr_wrong_reported > nr_listed)
+		printf("  (%lu more samples that differ not shown)\n", nr_wrong_reported - nr_listed);
 	printf("  samples          %8lu   (lost by the kernel: %llu%s)\n", nr_samples,
 	       (unsigned long long)hdr.lost,
 	       hdr.complete ? "" : "; recording incomplete");

@@ -3,14 +3,15 @@
  * .eh_frame to unwinding rules, for user space files without .sframe.
  *
  * The sections are untrusted: the converter reads a copy of them through
- * bounds-checked cursors only, never recurses, allocates nothing (a small
- * CIE cache and a fixed remember_state stack live on the stack) and does
- * work proportional to the bytes present. It walks the FDEs through the
+ * bounds-checked cursors only, never recurses, allocates one working area
+ * of fixed size (a small CIE cache and a fixed remember_state stack) and
+ * does work proportional to the bytes present. It walks the FDEs through the
  * binary search table of .eh_frame_hdr, which must be sorted and describe
  * non-overlapping ranges inside the text, and runs each FDE's call frame
  * instructions twice: once to validate them, once to give the rows to the
- * sink. Of each row it tracks the CFA, the return address and the frame
- * pointer only, and converts them to struct unwind_user_frame where that
+ * sink. Of each row it tracks the CFA, the return address, the frame
+ * pointer and the stack pointer only (the caller's stack pointer must be
+ * the CFA), and converts them to struct unwind_user_frame where that
  * struct expresses the rule exactly; any other row is given as NULL, so
  * that a walk ends there rather than guess.
  *
@@ -27,6 +28,7 @@
 #include <linux/limits.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
@@ -144,7 +146,11 @@ struct eh_rule {
 	s64	off;
 };
 
-/* The tracked part of a row: CFA, return address and frame pointer. */
+/*
+ * The tracked part of a row: CFA, return address, frame pointer, and the
+ * stack pointer, whose value in the caller is the CFA unless a rule says
+ * otherwise (glibc's longjmp moves it to another register).
+ */
 struct eh_state {
 	bool		cfa_set;
 	bool		cfa_expr;	/* CFA by the expression below */
@@ -155,6 +161,7 @@ struct eh_state {
 	u32		expr_len;
 	struct eh_rule	ra;
 	struct eh_rule	fp;
+	struct eh_rule	sp;
 };
 
 struct eh_cie {
@@ -178,7 +185,10 @@ struct eh_fde {
 	u64	range;
 };
 
-/* One run of instructions (of a CIE, or an FDE after its CIE). */
+/*
+ * One run of instructions (of a CIE, or an FDE after its CIE). The
+ * remember_state stack is the FDEs' only: a CIE may not use it.
+ */
 struct eh_interp {
 	const struct eh_frame_input	*in;
 	const struct eh_arch		*arch;
@@ -193,7 +203,7 @@ struct eh_interp {
 	u64				end;
 	unsigned int			depth;
 	struct eh_state			cur;
-	struct eh_state			stack[EH_FRAME_REMEMBER_MAX];
+	struct eh_state			*stack;	/* EH_FRAME_REMEMBER_MAX */
 };
 
 /* The FDE cannot be converted (not malformed): one inexpressible row. */
@@ -396,6 +406,8 @@ static struct eh_rule *eh_col(struct eh_interp *ip, struct eh_state *st,
 		return &st->ra;
 	if (col == ip->arch->fp)
 		return &st->fp;
+	if (col == ip->arch->sp)
+		return &st->sp;
 	return NULL;
 }
 
@@ -535,6 +547,13 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 		}
 		frame->flags |= UNWIND_USER_F_CFA_REG;
 		frame->cfa_reg = base;
+	}
+
+	/* The caller's stack pointer: the CFA (or a rule that says so). */
+	if (st->sp.how != EH_UNSPEC &&
+	    !(st->sp.how == EH_VAL_OFFSET && !st->sp.off)) {
+		*why = EH_FRAME_BAD_SP;
+		return -1;
 	}
 
 	/* Return address: on arm64 it may still be in the link register. */
@@ -813,8 +832,12 @@ restore:
 		if (ip->in_cie)
 			return -EINVAL;
 		r = eh_col(ip, &ip->cur, reg);
-		if (r)
-			*r = reg == cie->ra_col ? cie->init.ra : cie->init.fp;
+		if (r == &ip->cur.ra)
+			*r = cie->init.ra;
+		else if (r == &ip->cur.fp)
+			*r = cie->init.fp;
+		else if (r)
+			*r = cie->init.sp;
 next:
 		if (ret)
 			return ret;
@@ -1039,6 +1062,75 @@ static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
 	return 0;
 }
 
+/* The working state of a conversion, too large for the stack. */
+struct eh_work {
+	struct eh_interp	ip;
+	struct eh_state		stack[EH_FRAME_REMEMBER_MAX];
+	struct eh_cie_cache	cache;
+};
+
+/* Convert the @count FDEs of the search table at @c (entries in @enc). */
+static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
+			   u64 count, u8 enc)
+{
+	const struct eh_frame_input *in = w->ip.in;
+	const struct eh_frame_sink *sink = w->ip.sink;
+	struct eh_frame_stats *stats = w->ip.stats;
+	u64 i, loc, faddr, prev_start = 0, prev_end = 0;
+	u32 cie_off;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		struct eh_fde fde;
+		s64 s;
+
+		if (i && !(i % EH_FRAME_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		/* datarel sdata4: relative to .eh_frame_hdr */
+		if (eh_enc_value(c, enc, &loc) ||
+		    eh_enc_value(c, enc, &faddr))
+			return -EINVAL;
+		loc += in->hdr_addr;
+		faddr += in->hdr_addr;
+		if (i && loc <= prev_start)
+			return -EINVAL;
+		if (faddr < in->eh_addr || faddr - in->eh_addr >= in->eh_size)
+			return -EINVAL;
+		ret = eh_parse_fde(in, faddr - in->eh_addr, &fde, &cie_off);
+		if (ret)
+			return ret;
+		ret = eh_get_cie(in, w->ip.arch, &w->cache, cie_off, &w->ip.cie);
+		if (ret)
+			return ret;
+		ret = eh_parse_fde_body(in, w->ip.cie, &fde);
+		if (ret)
+			return ret;
+		s = (s64)fde.range;
+		if (fde.start != loc || fde.range > in->text_end - fde.start ||
+		    s < 0 || fde.start < in->text_start ||
+		    fde.start >= in->text_end ||
+		    (i && fde.start < prev_end))
+			return -EINVAL;
+		prev_start = fde.start;
+		prev_end = fde.start + fde.range;
+		if (!fde.range) {
+			stats->empty_fdes++;
+			continue;
+		}
+		stats->fdes++;
+		ret = sink->func(sink->ctx, fde.start, prev_end);
+		if (ret)
+			return ret;
+		ret = eh_convert_fde(&w->ip, &fde);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * eh_frame_convert() - convert a file's .eh_frame into unwinding rows
  * @in:		the file's .eh_frame_hdr and .eh_frame, and its text range
@@ -1054,23 +1146,21 @@ static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
  * unwind_user_frame expresses exactly is given with a NULL frame.
  *
  * Checks for a fatal signal, and reschedules, every EH_FRAME_BATCH FDEs.
- * Does not allocate memory; uses a few KiB of stack at most.
+ * Allocates its working state (about 1.2 KiB) for the call: process context.
  *
  * Return: 0 on success; -EINVAL if the sections are malformed or use an
  * encoding this converter does not know; -E2BIG if a CIE's initial
  * instructions are longer than EH_FRAME_CIE_INSNS_MAX; -EINTR on a fatal
- * signal; or the first negative return of @sink's callbacks.
+ * signal; -ENOMEM; or the first negative return of @sink's callbacks.
  */
 int eh_frame_convert(const struct eh_frame_input *in,
 		     const struct eh_frame_sink *sink,
 		     struct eh_frame_stats *stats)
 {
-	struct eh_cie_cache cache;
-	struct eh_interp ip;
+	struct eh_work *w;
 	struct eh_cursor c;
-	u64 ptr, count, i, loc, faddr, prev_start = 0, prev_end = 0;
+	u64 ptr, count;
 	const struct eh_arch *arch;
-	u32 cie_off;
 	u8 h[4];
 	int ret;
 
@@ -1098,60 +1188,15 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	    eh_uint(&c, 4, &count) || count > (c.end - c.pos) / 8)
 		return -EINVAL;
 
-	memset(&cache, 0, sizeof(cache));
-	memset(&ip, 0, sizeof(ip));
-	ip.in = in;
-	ip.arch = arch;
-	ip.sink = sink;
-	ip.stats = stats;
-
-	for (i = 0; i < count; i++) {
-		struct eh_fde fde;
-		s64 s;
-
-		if (i && !(i % EH_FRAME_BATCH)) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-		/* datarel sdata4: relative to .eh_frame_hdr */
-		if (eh_enc_value(&c, h[3], &loc) ||
-		    eh_enc_value(&c, h[3], &faddr))
-			return -EINVAL;
-		loc += in->hdr_addr;
-		faddr += in->hdr_addr;
-		if (i && loc <= prev_start)
-			return -EINVAL;
-		if (faddr < in->eh_addr || faddr - in->eh_addr >= in->eh_size)
-			return -EINVAL;
-		ret = eh_parse_fde(in, faddr - in->eh_addr, &fde, &cie_off);
-		if (ret)
-			return ret;
-		ret = eh_get_cie(in, arch, &cache, cie_off, &ip.cie);
-		if (ret)
-			return ret;
-		ret = eh_parse_fde_body(in, ip.cie, &fde);
-		if (ret)
-			return ret;
-		s = (s64)fde.range;
-		if (fde.start != loc || fde.range > in->text_end - fde.start ||
-		    s < 0 || fde.start < in->text_start ||
-		    fde.start >= in->text_end ||
-		    (i && fde.start < prev_end))
-			return -EINVAL;
-		prev_start = fde.start;
-		prev_end = fde.start + fde.range;
-		if (!fde.range) {
-			stats->empty_fdes++;
-			continue;
-		}
-		stats->fdes++;
-		ret = sink->func(sink->ctx, fde.start, prev_end);
-		if (ret)
-			return ret;
-		ret = eh_convert_fde(&ip, &fde);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->ip.in = in;
+	w->ip.arch = arch;
+	w->ip.sink = sink;
+	w->ip.stats = stats;
+	w->ip.stack = w->stack;
+	ret = eh_convert_fdes(w, &c, count, h[3]);
+	kfree(w);
+	return ret;
 }

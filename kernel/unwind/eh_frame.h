@@ -87,6 +87,9 @@ struct eh_frame_sink {
  *				with no meaning on the architecture
  * @EH_FRAME_BAD_PLT:		.plt expression over more than
  *				EH_FRAME_PLT_MAX_BYTES
+ * @EH_FRAME_BAD_SP:		a rule for the stack pointer other than
+ *				"the CFA" (the caller's stack pointer is
+ *				elsewhere)
  * @EH_FRAME_BAD_NR:		number of reasons
  */
 enum eh_frame_reason {
@@ -97,6 +100,7 @@ enum eh_frame_reason {
 	EH_FRAME_BAD_OFFSET,
 	EH_FRAME_BAD_FDE,
 	EH_FRAME_BAD_PLT,
+	EH_FRAME_BAD_SP,
 	EH_FRAME_BAD_NR,
 };
 

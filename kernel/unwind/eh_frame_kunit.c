@@ -402,7 +402,11 @@ static void eh_frame_test_outermost_signal(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, g->f[1].outermost);
 }
 
-/* Rules no struct unwind_user_frame holds: a row without rule, counted. */
+/*
+ * Rules no struct unwind_user_frame holds: a row without rule, counted. A
+ * stack pointer rule other than the CFA (glibc's longjmp: rsp in r8) is
+ * one of them, until a restore of the column.
+ */
 static void eh_frame_test_inexpressible(struct kunit *test)
 {
 	static const u8 val[] = { 0x14, 16, 1 };	/* val_offset ra */
@@ -410,6 +414,7 @@ static void eh_frame_test_inexpressible(struct kunit *test)
 	static const u8 big[] = { 0x0e, 0x80, 0x80, 0x80, 0x80, 0x08 };
 	static const u8 op2d[] = { 0x2d };		/* arm64's, on x86 */
 	static const u8 xmm[] = { 0x0c, 17, 16 };	/* CFA on xmm0 */
+	static const u8 spr[] = { 0x09, 7, 8, 0x41, 0xc7 }; /* rsp in r8 */
 	struct eh_frame_stats st;
 	struct got *g = got_new(test);
 	struct eb *e = eb_new(test);
@@ -422,17 +427,23 @@ static void eh_frame_test_inexpressible(struct kunit *test)
 	eb_fde(e, cie, TEXT_LO + 0x20, 0x10, big, sizeof(big));
 	eb_fde(e, cie, TEXT_LO + 0x30, 0x10, op2d, sizeof(op2d));
 	eb_fde(e, cie, TEXT_LO + 0x40, 0x10, xmm, sizeof(xmm));
+	eb_fde(e, cie, TEXT_LO + 0x50, 0x10, spr, sizeof(spr));
 	eb_hdr(e);
 	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, &st), 0);
-	KUNIT_EXPECT_EQ(test, g->funcs, 5);
-	KUNIT_EXPECT_EQ(test, g->rows, 5);
-	KUNIT_EXPECT_EQ(test, g->nulls, 5);
-	KUNIT_EXPECT_EQ(test, st.bad_rows, 5);
+	KUNIT_EXPECT_EQ(test, g->funcs, 6);
+	KUNIT_ASSERT_EQ(test, g->rows, 7);
+	KUNIT_EXPECT_EQ(test, g->nulls, 6);
+	KUNIT_EXPECT_EQ(test, st.bad_rows, 6);
 	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_RA], 1);
 	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_FP], 1);
 	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_OFFSET], 1);
 	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_FDE], 1);
 	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_CFA_REG], 1);
+	KUNIT_EXPECT_EQ(test, st.bad[EH_FRAME_BAD_SP], 1);
+	KUNIT_EXPECT_EQ(test, g->pc[5], TEXT_LO + 0x50);
+	KUNIT_EXPECT_FALSE(test, g->has[5]);
+	expect_row(test, g, 6, TEXT_LO + 0x51, 8, false, true, -8, false, 0,
+		   false);
 }
 
 /* A failing sink stops the conversion with its error. */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host shim for <linux/slab.h> for kernel/unwind/eh_frame.c: kzalloc()
+ * and kfree() on the C library's heap (under ASan in the tests).
+ */
+#ifndef _EHTEST_LINUX_SLAB_H
+#define _EHTEST_LINUX_SLAB_H
+
+#include <stdlib.h>
+
+#define GFP_KERNEL	0
+
+static inline void *kzalloc(size_t size, int gfp)
+{
+	(void)gfp;
+	return calloc(1, size);
+}
+
+static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
+
+#endif /* _EHTEST_LINUX_SLAB_H */

@@ -49,7 +49,8 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # sharing of tables
 # (no-shared-tables, tables-never-freed, shared-despite-change) and the
 # tables kept after their last mapping (kept-not-reused, kept-not-shrunk)
-# have their
+# and the callee-saved register the walk follows (csr-not-followed) have
+# their
 # own mutants; the decoder's table building is judged by the host tests
 # (harness/hosttest/mutants.sh).
 MUTANTS=(
@@ -80,6 +81,7 @@ MUTANTS=(
 "eh-frame-no-bias@kernel/unwind/sframe_mm.c@'\treturn sframe_build_func(p->b, start - p->lo, end - p->lo);'@'\treturn sframe_build_func(p->b, start, end);'@unwind_eh_frame"
 "kept-not-reused@kernel/unwind/sframe_mm.c@'\t\tif (!memcmp(&t->key, key, sizeof(*key))) {\n\t\t\tsframe_shared_get_locked(t);'@'\t\tif (!memcmp(&t->key, key, sizeof(*key)) && refcount_read(&t->ref)) {\n\t\t\tsframe_shared_get_locked(t);'@unwind_registry"
 "kept-not-shrunk@kernel/unwind/sframe_mm.c@'\treturn list_lru_shrink_walk(&sframe_kept, sc, sframe_kept_isolate,\n\t\t\t\t    NULL);'@'\treturn 0;'@unwind_registry"
+"csr-not-followed@kernel/unwind/user.c@'\tif (frame->csr == UNWIND_USER_CSR_SAVED)'@'\tif (0)'@unwind_eh_frame"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

@@ -105,7 +105,7 @@ struct event {
 
 struct rrow {
 	u64 loc;
-	char cfa[48], ra[48], fp[48], sp[48];
+	char cfa[48], ra[48], fp[48], sp[48], csr[48];
 };
 
 struct entry {
@@ -299,8 +299,9 @@ static int split_cells(char *l, char **cells, int max)
 static int parse_interp(FILE *fp, struct dump *d, int x86)
 {
 	const char *fpname = x86 ? "rbp" : "x29", *spname = x86 ? "rsp" : "sp";
+	const char *csrname = x86 ? "rbx" : "";	/* arm64 follows none */
 	struct entry *cur = NULL, e;
-	int ci_ra = -1, ci_fp = -1, ci_cfa = -1, ci_sp = -1;
+	int ci_ra = -1, ci_fp = -1, ci_cfa = -1, ci_sp = -1, ci_csr = -1;
 	char *line = NULL, *cells[256];
 	size_t cap = 0;
 
@@ -310,7 +311,7 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 		line[strcspn(line, "\n")] = 0;
 		if (!strncmp(line, "   LOC", 6)) {
 			n = split_cells(line, cells, 256);
-			ci_ra = ci_fp = ci_cfa = ci_sp = -1;
+			ci_ra = ci_fp = ci_cfa = ci_sp = ci_csr = -1;
 			for (i = 0; i < n; i++) {
 				if (!strcmp(cells[i], "CFA"))
 					ci_cfa = i;
@@ -320,6 +321,8 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 					ci_fp = i;
 				else if (!strcmp(cells[i], spname))
 					ci_sp = i;
+				else if (!strcmp(cells[i], csrname))
+					ci_csr = i;
 			}
 			continue;
 		}
@@ -339,6 +342,8 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 				 ci_fp >= 0 && ci_fp < n ? cells[ci_fp] : "-");
 			snprintf(r.sp, sizeof(r.sp), "%s",
 				 ci_sp >= 0 && ci_sp < n ? cells[ci_sp] : "-");
+			snprintf(r.csr, sizeof(r.csr), "%s",
+				 ci_csr >= 0 && ci_csr < n ? cells[ci_csr] : "-");
 			PUSH(cur->rows, cur->nrows, cur->caprows, r);
 			continue;
 		}
@@ -349,7 +354,7 @@ static int parse_interp(FILE *fp, struct dump *d, int x86)
 			    x->hi != e.hi)
 				return -1;
 			cur = x;
-			ci_ra = ci_fp = ci_cfa = ci_sp = -1;
+			ci_ra = ci_fp = ci_cfa = ci_sp = ci_csr = -1;
 		}
 	}
 	free(line);
@@ -370,7 +375,7 @@ static const char *const bad_names[] = {
 
 struct ctx {
 	int x86;
-	int sp, fp, ra, max_gpr;
+	int sp, fp, ra, csr, max_gpr;	/* csr: -1 where none is followed */
 	struct dump raw;
 };
 
@@ -566,6 +571,21 @@ static int expect(struct ctx *cx, struct entry *fde, struct entry *cie,
 		*why = "fp";
 		return EXP_BAD;
 	}
+
+	/* the followed callee-saved register: kept, saved, or lost */
+	if (cx->csr >= 0) {
+		if (cell_cfa_off(r->csr, &off)) {
+			if (fits32(off)) {
+				f->csr = UNWIND_USER_CSR_SAVED;
+				f->csr_off = off;
+			}
+		} else if ((cell_reg(r->csr, &reg) && reg == cx->csr) ||
+			   !strcmp(r->csr, "s") || !strcmp(r->csr, "-") ||
+			   (!strcmp(r->csr, "u") &&
+			    !undefined_at(fde, cie, cx->csr, r->loc))) {
+			f->csr = UNWIND_USER_CSR_SAME;
+		}
+	}
 	return plt ? EXP_PLT : EXP_FRAME;
 }
 
@@ -578,7 +598,8 @@ static int same_frame(const struct unwind_user_frame *a,
 	       a->ra_signed == b->ra_signed && a->outermost == b->outermost &&
 	       a->signal == b->signal && a->flags == b->flags &&
 	       a->cfa_reg == b->cfa_reg && a->ra_reg == b->ra_reg &&
-	       a->fp_reg == b->fp_reg;
+	       a->fp_reg == b->fp_reg && a->csr == b->csr &&
+	       a->csr_off == b->csr_off;
 }
 
 static void show_frame(char *buf, size_t n, const struct crow *c)
@@ -590,13 +611,13 @@ static void show_frame(char *buf, size_t n, const struct crow *c)
 		return;
 	}
 	snprintf(buf, n, "cfa=%s%s%d%s ra=%s%d%s fp=%s%d flags=%#x cr=%u rr=%u "
-		 "fr=%u%s%s", f->use_fp ? "fp" : "sp",
+		 "fr=%u csr=%u/%d%s%s", f->use_fp ? "fp" : "sp",
 		 f->cfa_off >= 0 ? "+" : "", f->cfa_off,
 		 f->flags & UNWIND_USER_F_CFA_DEREF ? "(deref)" : "",
 		 f->ra_saved ? "c" : "-", f->ra_off,
 		 f->ra_signed ? "(signed)" : "", f->fp_saved ? "c" : "-",
-		 f->fp_off, f->flags, f->cfa_reg, f->ra_reg, f->fp_reg,
-		 f->outermost ? " outermost" : "", f->signal ? " signal" : "");
+		 f->fp_off, f->flags, f->cfa_reg, f->ra_reg, f->fp_reg, f->csr,
+		 f->csr_off, f->outermost ? " outermost" : "", f->signal ? " signal" : "");
 }
 
 /* ---- one file ------------------------------------------------------ */
@@ -728,6 +749,7 @@ static int check_file(const char *path, int *tap, int *failed)
 	cx.x86 = in.arch == EH_FRAME_ARCH_X86_64;
 	cx.sp = cx.x86 ? 7 : 31;
 	cx.fp = cx.x86 ? 6 : 29;
+	cx.csr = cx.x86 ? 3 : -1;
 	cx.ra = cx.x86 ? 16 : 30;
 	cx.max_gpr = cx.x86 ? 15 : 31;
 	memset(&d, 0, sizeof(d));

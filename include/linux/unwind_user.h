@@ -11,11 +11,19 @@ struct return_instance;
 /* A hard bound on the number of frames one walk may produce. */
 #define UNWIND_USER_MAX_DEPTH	512
 
+/* struct unwind_user_state's @csr_at when it is not an address */
+#define UNWIND_USER_CSR_IN_REGS	0UL
+#define UNWIND_USER_CSR_UNKNOWN	(~0UL)
+
 /**
  * struct unwind_user_state - state of one user space stack walk
  * @ip:		instruction pointer of the current frame
  * @sp:		stack pointer of the current frame
  * @fp:		frame pointer of the current frame
+ * @csr_at:	where the current frame's value of the callee-saved register
+ *		the walk follows is: %UNWIND_USER_CSR_IN_REGS (in @regs: no
+ *		frame below changed it), the user address it is saved at, or
+ *		%UNWIND_USER_CSR_UNKNOWN
  * @regs:	user registers the walk started from
  * @depth:	number of frames unwound so far
  * @scanned:	stack words scanned so far for callers of uncovered frames
@@ -39,6 +47,7 @@ struct unwind_user_state {
 	unsigned long		ip;
 	unsigned long		sp;
 	unsigned long		fp;
+	unsigned long		csr_at;
 	struct pt_regs		*regs;
 	unsigned int		depth;
 	unsigned int		scanned;

@@ -50,9 +50,17 @@ enum unwind_user_type {
  *		address is found through: saved at @ra_off from it if
  *		@ra_saved, else its value plus @ra_off
  * @fp_reg:	with UNWIND_USER_F_FP_REG, likewise for the frame pointer
+ * @csr_off:	with @csr %UNWIND_USER_CSR_SAVED, where the caller's value of
+ *		the callee-saved register a walk follows
+ *		(ARCH_UNWIND_USER_DWARF_CSR) is saved, relative to the CFA
+ * @csr:	what the rule says of that register: %UNWIND_USER_CSR_LOST
+ *		(nothing, as SFrame and frame pointer rules), ..._SAME (the
+ *		caller's value is this frame's) or ..._SAVED (at @csr_off)
  *
  * A register other than the stack and frame pointers is known in the
  * innermost frame only: a rule that needs one ends the walk deeper down.
+ * The followed callee-saved register is the exception: it is known as
+ * long as the rules of the frames below say where it is.
  */
 struct unwind_user_frame {
 	s32	cfa_off;
@@ -68,6 +76,8 @@ struct unwind_user_frame {
 	u8	cfa_reg;
 	u8	ra_reg;
 	u8	fp_reg;
+	s32	csr_off;
+	u8	csr;
 };
 
 /**
@@ -92,5 +102,10 @@ struct unwind_user_sigregs {
 #define UNWIND_USER_F_RA_REG		0x4
 /* The caller's frame pointer is found through @fp_reg, not the CFA. */
 #define UNWIND_USER_F_FP_REG		0x8
+
+/* What a rule says of the callee-saved register a walk follows: @csr. */
+#define UNWIND_USER_CSR_LOST		0
+#define UNWIND_USER_CSR_SAME		1
+#define UNWIND_USER_CSR_SAVED		2
 
 #endif /* _LINUX_UNWIND_USER_TYPES_H */

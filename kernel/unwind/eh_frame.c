@@ -115,6 +115,7 @@ struct eh_arch {
 	u32	sp;
 	u32	fp;
 	u32	ra;
+	u32	csr;		/* the callee-saved register followed, or -1 */
 	u32	max_gpr;	/* highest register a rule may be based on */
 	bool	lr;		/* the return address may stay in @ra */
 	bool	plt;		/* the x86_64 .plt expression */
@@ -122,10 +123,12 @@ struct eh_arch {
 
 static const struct eh_arch eh_arch_x86_64 = {
 	.sp = 7, .fp = 6, .ra = 16, .max_gpr = 15, .lr = false, .plt = true,
+	.csr = 3,
 };
 
 static const struct eh_arch eh_arch_arm64 = {
 	.sp = 31, .fp = 29, .ra = 30, .max_gpr = 31, .lr = true, .plt = false,
+	.csr = U32_MAX,
 };
 
 /* How a register is found (DWARF register rules). */
@@ -150,6 +153,7 @@ struct eh_rule {
  * The tracked part of a row: CFA, return address, frame pointer, and the
  * stack pointer, whose value in the caller is the CFA unless a rule says
  * otherwise (glibc's longjmp moves it to another register).
+ * Also the callee-saved register the walk follows, if any (x86_64: RBX).
  */
 struct eh_state {
 	bool		cfa_set;
@@ -162,6 +166,7 @@ struct eh_state {
 	struct eh_rule	ra;
 	struct eh_rule	fp;
 	struct eh_rule	sp;
+	struct eh_rule	csr;
 };
 
 struct eh_cie {
@@ -408,6 +413,8 @@ static struct eh_rule *eh_col(struct eh_interp *ip, struct eh_state *st,
 		return &st->fp;
 	if (col == ip->arch->sp)
 		return &st->sp;
+	if (col == ip->arch->csr)
+		return &st->csr;
 	return NULL;
 }
 
@@ -568,6 +575,22 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 			EH_FRAME_BAD_FP, frame, &frame->fp_saved,
 			&frame->fp_off, &frame->fp_reg, why))
 		return -1;
+
+	/*
+	 * The followed callee-saved register: kept, or saved at an offset
+	 * from the CFA; any other rule loses it (the row stays).
+	 */
+	if (a->csr != U32_MAX) {
+		const struct eh_rule *r = &st->csr;
+
+		if (r->how == EH_UNSPEC || r->how == EH_SAME ||
+		    (r->how == EH_REG && r->reg == a->csr)) {
+			frame->csr = UNWIND_USER_CSR_SAME;
+		} else if (r->how == EH_OFFSET && eh_s32(r->off)) {
+			frame->csr = UNWIND_USER_CSR_SAVED;
+			frame->csr_off = r->off;
+		}
+	}
 	return plt ? 1 : 0;
 }
 
@@ -836,8 +859,10 @@ restore:
 			*r = cie->init.ra;
 		else if (r == &ip->cur.fp)
 			*r = cie->init.fp;
-		else if (r)
+		else if (r == &ip->cur.sp)
 			*r = cie->init.sp;
+		else if (r == &ip->cur.csr)
+			*r = cie->init.csr;
 next:
 		if (ret)
 			return ret;

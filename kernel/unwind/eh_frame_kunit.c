@@ -446,6 +446,52 @@ static void eh_frame_test_inexpressible(struct kunit *test)
 		   false);
 }
 
+/*
+ * The callee-saved register a walk follows (x86_64: RBX): kept until
+ * saved, lost under a rule of another kind (the row stays), kept again
+ * after a restore; arm64 follows none.
+ */
+static void eh_frame_test_csr(struct kunit *test)
+{
+	static const u8 ins[] = {
+		0x41, 0x0e, 16, 0x83, 2,	/* adv 1; cfa+16; rbx at c-16 */
+		0x41, 0x09, 3, 12,		/* adv 1; rbx in r12 */
+		0x41, 0xc3,			/* adv 1; restore rbx */
+	};
+	static const u8 csr[] = {
+		UNWIND_USER_CSR_SAME, UNWIND_USER_CSR_SAVED,
+		UNWIND_USER_CSR_LOST, UNWIND_USER_CSR_SAME,
+	};
+	struct got *g = got_new(test);
+	struct eb *e = eb_new(test);
+	u32 cie;
+	int i;
+
+	eb_init(e, EH_FRAME_ARCH_X86_64);
+	cie = eb_cie_std(e, "zR");
+	eb_fde(e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
+	eb_hdr(e);
+	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, g->rows, 4);
+	for (i = 0; i < 4; i++) {
+		expect_row(test, g, i, TEXT_LO + i, i ? 16 : 8, false, true,
+			   -8, false, 0, false);
+		KUNIT_EXPECT_EQ_MSG(test, g->f[i].csr, csr[i], "row %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, g->f[i].csr_off, i == 1 ? -16 : 0,
+				    "row %d", i);
+	}
+
+	g = got_new(test);
+	e = eb_new(test);
+	eb_init(e, EH_FRAME_ARCH_ARM64);
+	cie = eb_cie_std(e, "zR");
+	eb_fde(e, cie, TEXT_LO, 0x10, ins, 5);
+	eb_hdr(e);
+	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, g->rows, 2);
+	KUNIT_EXPECT_EQ(test, g->f[1].csr, UNWIND_USER_CSR_LOST);
+}
+
 /* A failing sink stops the conversion with its error. */
 static void eh_frame_test_sink_error(struct kunit *test)
 {
@@ -588,6 +634,7 @@ static struct kunit_case eh_frame_test_cases[] = {
 	KUNIT_CASE(eh_frame_test_arm64),
 	KUNIT_CASE(eh_frame_test_outermost_signal),
 	KUNIT_CASE(eh_frame_test_inexpressible),
+	KUNIT_CASE(eh_frame_test_csr),
 	KUNIT_CASE(eh_frame_test_sink_error),
 	KUNIT_CASE(eh_frame_test_malformed),
 	KUNIT_CASE(eh_frame_test_truncated),

@@ -647,6 +647,7 @@ found:
 		return false;
 	state->ip = ra;
 	state->sp = sp;
+	state->csr_at = UNWIND_USER_CSR_UNKNOWN;
 	state->sp_low = false;
 	state->type = UNWIND_USER_TYPE_RECOVERED;
 	state->depth++;
@@ -714,10 +715,32 @@ static unsigned long unwind_user_uretprobe(struct unwind_user_state *state,
 	return ra;
 }
 
+#ifndef ARCH_UNWIND_USER_DWARF_CSR
+/* No callee-saved register is followed: no DWARF register has this number. */
+#define ARCH_UNWIND_USER_DWARF_CSR	UINT_MAX
+#endif
+
+/*
+ * After a step with the rule @frame and the CFA @cfa, where the caller's
+ * value of the followed callee-saved register is (see @csr_at of struct
+ * unwind_user_state). Rules that say nothing of it, as SFrame's, lose it.
+ */
+static __always_inline void unwind_user_csr_step(unsigned long *csr_at,
+						 const struct unwind_user_frame *frame,
+						 unsigned long cfa)
+{
+	if (frame->csr == UNWIND_USER_CSR_SAVED)
+		*csr_at = cfa + frame->csr_off;
+	else if (frame->csr != UNWIND_USER_CSR_SAME)
+		*csr_at = UNWIND_USER_CSR_UNKNOWN;
+}
+
 /*
  * The value of DWARF register @reg in @state's frame: the stack and frame
  * pointers are known in every frame, the other registers in the innermost
  * one only.
+ * So is the callee-saved register the walk follows, where the rules of the
+ * frames below say where it is.
  */
 static int unwind_user_reg(struct unwind_user_state *state, bool first,
 			   unsigned int reg, unsigned long *val)
@@ -729,6 +752,13 @@ static int unwind_user_reg(struct unwind_user_state *state, bool first,
 	if (reg == ARCH_UNWIND_USER_DWARF_FP) {
 		*val = state->fp;
 		return 0;
+	}
+	if (reg == ARCH_UNWIND_USER_DWARF_CSR) {
+		if (state->csr_at == UNWIND_USER_CSR_UNKNOWN)
+			return -EINVAL;
+		if (state->csr_at != UNWIND_USER_CSR_IN_REGS)
+			return unwind_user_read(state->csr_at, val);
+		return arch_unwind_user_reg(state->regs, reg, val) ? 0 : -EINVAL;
 	}
 	if (!first || !arch_unwind_user_reg(state->regs, reg, val))
 		return -EINVAL;
@@ -857,6 +887,7 @@ static bool unwind_user_signal(struct unwind_user_state *state)
 	state->ip = r.ip;
 	state->sp = r.sp;
 	state->fp = r.fp;
+	state->csr_at = UNWIND_USER_CSR_UNKNOWN;
 	state->lr = arch_unwind_user_strip_ra(r.lr);
 	state->signal = true;
 	state->sp_low = false;
@@ -877,6 +908,7 @@ static bool unwind_user_signal(struct unwind_user_state *state)
  * same for such a frame; this one spares it its setup, and lets a walk
  * keep its state in registers. Anything else, and any failure, is left to
  * the general step.
+ * *@csr_at follows the callee-saved register (unwind_user_csr_step()).
  *
  * Return: true if the frame moved to its caller.
  */
@@ -885,7 +917,8 @@ static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hi
 						    unsigned long pc,
 						    unsigned long *ip,
 						    unsigned long *sp,
-						    unsigned long *fp)
+						    unsigned long *fp,
+						    unsigned long *csr_at)
 {
 	const struct unwind_user_frame *frame;
 	unsigned long cfa, ra, next_fp = *fp;
@@ -907,6 +940,7 @@ static __always_inline bool unwind_user_sframe_step(const struct sframe_hint *hi
 		ra = arch_unwind_user_strip_ra(ra);
 	if (ra < ra_min || !access_ok((const void __user *)ra, 1))
 		return false;
+	unwind_user_csr_step(csr_at, frame, cfa);
 	*ip = ra;
 	*sp = cfa;
 	*fp = next_fp;
@@ -939,6 +973,7 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 					   unsigned int max)
 {
 	unsigned long ip = state->ip, sp = state->sp, fp = state->fp;
+	unsigned long csr_at = state->csr_at;
 	unsigned long ra_min = max(mmap_min_addr, 1UL), pc;
 	unsigned long *e = entries, *end;
 	struct sframe_hint hint;
@@ -952,7 +987,8 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 	end = entries + min(max, UNWIND_USER_MAX_DEPTH - state->depth);
 	pagefault_disable();
 	while (e < end &&
-	       unwind_user_sframe_step(&hint, ra_min, pc, &ip, &sp, &fp)) {
+	       unwind_user_sframe_step(&hint, ra_min, pc, &ip, &sp, &fp,
+				       &csr_at)) {
 		*e++ = ip;
 		pc = ip - 1;
 	}
@@ -962,6 +998,7 @@ static unsigned int unwind_user_sframe_run(struct unwind_user_state *state,
 		state->ip = ip;
 		state->sp = sp;
 		state->fp = fp;
+		state->csr_at = csr_at;
 		state->type = UNWIND_USER_TYPE_SFRAME;
 		state->depth += n;
 	}
@@ -1065,6 +1102,7 @@ static noinline int unwind_user_next_frame(struct unwind_user_state *state)
 	    !arch_unwind_user_after_call(ra))
 		goto done;
 
+	unwind_user_csr_step(&state->csr_at, frame, cfa);
 	state->ip = ra;
 	state->sp = cfa;
 	state->fp = fp;

@@ -34,6 +34,11 @@
 /* DWARF register numbers of RSP and RBP */
 #define ARCH_UNWIND_USER_DWARF_SP	7
 #define ARCH_UNWIND_USER_DWARF_FP	6
+/*
+ * The callee-saved register a walk follows through .eh_frame frames: RBX,
+ * the CFA base of glibc's lazy binding trampoline (_dl_runtime_resolve_*)
+ */
+#define ARCH_UNWIND_USER_DWARF_CSR	3
 
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define ARCH_SFRAME_ELF_MACHINE		EM_X86_64

@@ -6,8 +6,14 @@
  * while kernel.unwind_user_eh_frame is 1; with 0 none may be: the walk
  * then follows a frame pointer register the code uses for other things.
  * The sysctl is restored afterwards.
+ *
+ * csr (x86_64): main -> csr_a -> csr_tramp -> csr_mid -> c, where csr_tramp
+ * has the shape of glibc's lazy binding trampoline (the stack realigned,
+ * the CFA on RBX) and csr_mid saves RBX and uses it: its chains must be
+ * complete too, from where csr_mid saved the trampoline's RBX.
  */
 #include <limits.h>
+#include <string.h>
 
 #include "kselftest_harness.h"
 #include "sampler.h"
@@ -15,16 +21,71 @@
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
+#ifdef __x86_64__
+static const char *const expect_csr[] = {
+	"c", "csr_mid", "csr_tramp", "csr_a", "main", CHAIN_END
+};
+
+/* Calls fn with the stack realigned and the CFA on RBX. */
+void csr_tramp(void (*fn)(void));
+asm(".pushsection .text\n"
+    ".globl csr_tramp\n"
+    ".type csr_tramp, @function\n"
+    "csr_tramp:\n"
+    ".cfi_startproc\n"
+    "push %rbx\n"
+    ".cfi_adjust_cfa_offset 8\n"
+    ".cfi_rel_offset %rbx, 0\n"
+    "mov %rsp, %rbx\n"
+    ".cfi_def_cfa_register %rbx\n"
+    "and $-64, %rsp\n"
+    "sub $64, %rsp\n"
+    "call *%rdi\n"
+    "mov %rbx, %rsp\n"
+    ".cfi_def_cfa_register %rsp\n"
+    "pop %rbx\n"
+    ".cfi_adjust_cfa_offset -8\n"
+    ".cfi_restore %rbx\n"
+    "ret\n"
+    ".cfi_endproc\n"
+    ".size csr_tramp, .-csr_tramp\n"
+    ".popsection\n");
+
+/* Saves RBX, and changes it around the call. */
+noinline __noclone void csr_mid(void)
+{
+	char frame[32];
+
+	wl_use(frame);
+	asm volatile("xor %%ebx, %%ebx" : : : "rbx", "memory");
+	c();
+	wl_use(frame);
+}
+
+noinline __noclone void csr_a(void)
+{
+	char frame[16];
+
+	wl_use(frame);
+	csr_tramp(csr_mid);
+	wl_use(frame);
+}
+#endif
+
 FIXTURE(eh_frame) {
 	int saved;
 };
 
 FIXTURE_VARIANT(eh_frame) {
 	int on;
+	const char *mode;	/* of the workload: "" or "csr" */
 };
 
-FIXTURE_VARIANT_ADD(eh_frame, on) { .on = 1 };
-FIXTURE_VARIANT_ADD(eh_frame, off) { .on = 0 };
+FIXTURE_VARIANT_ADD(eh_frame, on) { .on = 1, .mode = "" };
+FIXTURE_VARIANT_ADD(eh_frame, off) { .on = 0, .mode = "" };
+#ifdef __x86_64__
+FIXTURE_VARIANT_ADD(eh_frame, csr) { .on = 1, .mode = "csr" };
+#endif
 
 FIXTURE_SETUP(eh_frame)
 {
@@ -45,7 +106,9 @@ TEST_F(eh_frame, chain)
 {
 	struct sample_filter f = SAMPLE_FILTER_ANY;
 	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, NULL };
+	const char *const *ex = expect;
+	unsigned int depth = ARRAY_SIZE(expect);
 	struct sampler_opts o;
 	struct chain_stats st;
 	long converted;
@@ -54,12 +117,18 @@ TEST_F(eh_frame, chain)
 	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(0, elf_has_sframe(exe));
+#ifdef __x86_64__
+	if (*variant->mode) {
+		ex = expect_csr;
+		depth = ARRAY_SIZE(expect_csr);
+	}
+#endif
 	converted = sframe_stat("eh_frame_converted");
-	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
-	chain_report("eh_frame", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
-		     &st);
+	EXPECT_EQ(0, wl_sample(&w, argv, ex[0], &f, &o));
+	chain_report("eh_frame", &w.s, &f, ex, depth, &o, &st);
 	wl_cleanup(&w);
-	if (converted >= 0) {
+	/* csr runs after on: the program's table may be kept from it */
+	if (converted >= 0 && !*variant->mode) {
 		converted = sframe_stat("eh_frame_converted") - converted;
 		diag(".eh_frame sections converted: %ld\n", converted);
 		/* the program's own, at least: no other process maps it */
@@ -71,8 +140,16 @@ TEST_F(eh_frame, chain)
 
 int main(int argc, char **argv)
 {
-	if (wl_mode(argc, argv)) {
+	const char *mode = wl_mode(argc, argv);
+
+	if (mode) {
 		wl_init();
+#ifdef __x86_64__
+		if (!strcmp(mode, "csr")) {
+			csr_a();
+			return 0;
+		}
+#endif
 		a();
 		return 0;
 	}

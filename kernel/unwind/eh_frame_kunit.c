@@ -220,6 +220,23 @@ static int eb_run(struct kunit *test, const struct eb *e, u32 ehn, u32 hdrn,
 	return eh_frame_convert(&in, &sink, st ?: &st0);
 }
 
+/*
+ * Convert a section of one FDE of 16 bytes at @start with @ins, under a
+ * CIE of the architecture @arch with augmentation @aug.
+ */
+static int eb_run_one(struct kunit *test, struct eb *e, struct got *g,
+		      u16 arch, const char *aug, u64 start, const u8 *ins,
+		      u32 n)
+{
+	u32 cie;
+
+	eb_init(e, arch);
+	cie = eb_cie_std(e, aug);
+	eb_fde(e, cie, start, 0x10, ins, n);
+	eb_hdr(e);
+	return eb_run(test, e, e->ehn, e->hdrn, g, NULL);
+}
+
 /* Row @i is at @pc with this rule, which is neither outermost nor signal. */
 static void expect_row(struct kunit *test, const struct got *g, int i, u64 pc,
 		       s32 cfa_off, bool use_fp, bool ra_saved, s32 ra_off,
@@ -298,14 +315,10 @@ static void eh_frame_test_remember(struct kunit *test)
 	static const s32 want[] = { 16, 32, 48, 32, 16, 16 };
 	struct got *g = got_new(test);
 	struct eb *e = eb_new(test);
-	u32 cie;
 	int i;
 
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
-	eb_hdr(e);
-	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, eb_run_one(test, e, g, EH_FRAME_ARCH_X86_64,
+					 "zR", TEXT_LO, ins, sizeof(ins)), 0);
 	KUNIT_ASSERT_EQ(test, g->rows, ARRAY_SIZE(want));
 	for (i = 0; i < ARRAY_SIZE(want); i++)
 		expect_row(test, g, i, TEXT_LO + i, want[i], false, true, -8,
@@ -353,13 +366,9 @@ static void eh_frame_test_arm64(struct kunit *test)
 	};
 	struct got *g = got_new(test);
 	struct eb *e = eb_new(test);
-	u32 cie;
 
-	eb_init(e, EH_FRAME_ARCH_ARM64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
-	eb_hdr(e);
-	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, eb_run_one(test, e, g, EH_FRAME_ARCH_ARM64, "zR",
+					 TEXT_LO, ins, sizeof(ins)), 0);
 	KUNIT_ASSERT_EQ(test, g->rows, 4);
 	expect_row(test, g, 0, TEXT_LO, 0, false, false, 0, false, 0, true);
 	expect_row(test, g, 1, TEXT_LO + 4, 16, false, true, -8, true, -16,
@@ -464,14 +473,10 @@ static void eh_frame_test_csr(struct kunit *test)
 	};
 	struct got *g = got_new(test);
 	struct eb *e = eb_new(test);
-	u32 cie;
 	int i;
 
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, ins, sizeof(ins));
-	eb_hdr(e);
-	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, eb_run_one(test, e, g, EH_FRAME_ARCH_X86_64,
+					 "zR", TEXT_LO, ins, sizeof(ins)), 0);
 	KUNIT_ASSERT_EQ(test, g->rows, 4);
 	for (i = 0; i < 4; i++) {
 		expect_row(test, g, i, TEXT_LO + i, i ? 16 : 8, false, true,
@@ -483,11 +488,8 @@ static void eh_frame_test_csr(struct kunit *test)
 
 	g = got_new(test);
 	e = eb_new(test);
-	eb_init(e, EH_FRAME_ARCH_ARM64);
-	cie = eb_cie_std(e, "zR");
-	eb_fde(e, cie, TEXT_LO, 0x10, ins, 5);
-	eb_hdr(e);
-	KUNIT_ASSERT_EQ(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0);
+	KUNIT_ASSERT_EQ(test, eb_run_one(test, e, g, EH_FRAME_ARCH_ARM64, "zR",
+					 TEXT_LO, ins, 5), 0);
 	KUNIT_ASSERT_EQ(test, g->rows, 2);
 	KUNIT_EXPECT_EQ(test, g->f[1].csr, UNWIND_USER_CSR_LOST);
 }
@@ -524,19 +526,6 @@ static const struct eb_patch eb_patches[] = {
 	{ "hdr count * 8 wrapping", true, -1, 8, 0x20000001, 4 },
 };
 
-/* Convert a section of one x86_64 FDE of 16 bytes at @start with @ins. */
-static int eb_run_one(struct kunit *test, struct eb *e, struct got *g,
-		      const char *aug, u64 start, const u8 *ins, u32 n)
-{
-	u32 cie;
-
-	eb_init(e, EH_FRAME_ARCH_X86_64);
-	cie = eb_cie_std(e, aug);
-	eb_fde(e, cie, start, 0x10, ins, n);
-	eb_hdr(e);
-	return eb_run(test, e, e->ehn, e->hdrn, g, NULL);
-}
-
 /* Malformed sections, each refused. */
 static void eh_frame_test_malformed(struct kunit *test)
 {
@@ -549,6 +538,7 @@ static void eh_frame_test_malformed(struct kunit *test)
 	static const u8 setloc[] = { 0x41, 0x01, 0, 0, 0, 0 };
 	struct got *g = got_new(test);
 	struct eb *b = eb_new(test), *e = eb_new(test);
+	const u16 x86 = EH_FRAME_ARCH_X86_64;
 	const struct eb_patch *p;
 	u32 cie, at;
 
@@ -582,22 +572,23 @@ static void eh_frame_test_malformed(struct kunit *test)
 	KUNIT_EXPECT_LT_MSG(test, eb_run(test, e, e->ehn, e->hdrn, g, NULL), 0,
 			    "hdr table unsorted");
 
-	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO - 0x10,
-					     NULL, 0), 0, "FDE before the text");
-	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zRX", TEXT_LO,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, x86, "zR",
+					     TEXT_LO - 0x10, NULL, 0), 0,
+			    "FDE before the text");
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, x86, "zRX", TEXT_LO,
 					     NULL, 0), 0, "unknown augmentation");
-	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, restore,
-					     sizeof(restore)), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, x86, "zR", TEXT_LO,
+					     restore, sizeof(restore)), 0,
 			    "unbalanced restore_state");
-	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, leb11,
-					     sizeof(leb11)), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, x86, "zR", TEXT_LO,
+					     leb11, sizeof(leb11)), 0,
 			    "ULEB128 of 11 bytes");
-	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, "zR", TEXT_LO, setloc,
-					     sizeof(setloc)), 0,
+	KUNIT_EXPECT_LT_MSG(test, eb_run_one(test, e, g, x86, "zR", TEXT_LO,
+					     setloc, sizeof(setloc)), 0,
 			    "set_loc backwards");
 
 	/* Too deep a nesting is no error: the FDE's one row ends walks. */
-	KUNIT_EXPECT_EQ(test, eb_run_one(test, e, g, "zR", TEXT_LO, deep,
+	KUNIT_EXPECT_EQ(test, eb_run_one(test, e, g, x86, "zR", TEXT_LO, deep,
 					 sizeof(deep)), 0);
 	KUNIT_EXPECT_EQ(test, g->rows, 1);
 	KUNIT_EXPECT_EQ(test, g->nulls, 1);

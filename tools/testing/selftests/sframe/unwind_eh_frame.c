@@ -19,6 +19,9 @@
 #include "sampler.h"
 #include "workload.h"
 
+/* Calls fn with the stack realigned and the CFA on RBX (x86_64 only). */
+void csr_tramp(void (*fn)(void));
+
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
 #ifdef __x86_64__
@@ -26,30 +29,28 @@ static const char *const expect_csr[] = {
 	"c", "csr_mid", "csr_tramp", "csr_a", "main", CHAIN_END
 };
 
-/* Calls fn with the stack realigned and the CFA on RBX. */
-void csr_tramp(void (*fn)(void));
 asm(".pushsection .text\n"
-    ".globl csr_tramp\n"
-    ".type csr_tramp, @function\n"
-    "csr_tramp:\n"
-    ".cfi_startproc\n"
-    "push %rbx\n"
-    ".cfi_adjust_cfa_offset 8\n"
-    ".cfi_rel_offset %rbx, 0\n"
-    "mov %rsp, %rbx\n"
-    ".cfi_def_cfa_register %rbx\n"
-    "and $-64, %rsp\n"
-    "sub $64, %rsp\n"
-    "call *%rdi\n"
-    "mov %rbx, %rsp\n"
-    ".cfi_def_cfa_register %rsp\n"
-    "pop %rbx\n"
-    ".cfi_adjust_cfa_offset -8\n"
-    ".cfi_restore %rbx\n"
-    "ret\n"
-    ".cfi_endproc\n"
-    ".size csr_tramp, .-csr_tramp\n"
-    ".popsection\n");
+	".globl csr_tramp\n"
+	".type csr_tramp, @function\n"
+	"csr_tramp:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_rel_offset %rbx, 0\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"sub $64, %rsp\n"
+	"call *%rdi\n"
+	"mov %rbx, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"pop %rbx\n"
+	".cfi_adjust_cfa_offset -8\n"
+	".cfi_restore %rbx\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size csr_tramp, .-csr_tramp\n"
+	".popsection\n");
 
 /* Saves RBX, and changes it around the call. */
 noinline __noclone void csr_mid(void)

@@ -48,8 +48,10 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # path's restore of the frame pointer (fast-fp-not-restored) and the
 # sharing of tables
 # (no-shared-tables, tables-never-freed, shared-despite-change) and the
-# tables kept after their last mapping (kept-not-reused, kept-not-shrunk)
-# and the callee-saved register the walk follows (csr-not-followed) have
+# tables kept after their last mapping (kept-not-reused, kept-not-shrunk,
+# kept-list-not-allocated: a table built in a cgroup's task),
+# the callee-saved register the walk follows (csr-not-followed) and the
+# .eh_frame rows that fill an SFrame table's gaps (eh-fill-off) have
 # their
 # own mutants; the decoder's table building is judged by the host tests
 # (harness/hosttest/mutants.sh).
@@ -82,6 +84,8 @@ MUTANTS=(
 "kept-not-reused@kernel/unwind/sframe_mm.c@'\t\tif (!memcmp(&t->key, key, sizeof(*key))) {\n\t\t\tsframe_shared_get_locked(t);'@'\t\tif (!memcmp(&t->key, key, sizeof(*key)) && refcount_read(&t->ref)) {\n\t\t\tsframe_shared_get_locked(t);'@unwind_registry"
 "kept-not-shrunk@kernel/unwind/sframe_mm.c@'\treturn list_lru_shrink_walk(&sframe_kept, sc, sframe_kept_isolate,\n\t\t\t\t    NULL);'@'\treturn 0;'@unwind_registry"
 "csr-not-followed@kernel/unwind/user.c@'\tif (frame->csr == UNWIND_USER_CSR_SAVED)'@'\tif (0)'@unwind_eh_frame"
+"eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
+"kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

@@ -1636,6 +1636,182 @@ static void test_shim(void)
 	tap_result(ok, "shim self-test: out-of-section reads, injected faults and faulting copies in lookups are caught");
 }
 
+/* ---- tables merged: SFrame rows, .eh_frame rows where SFrame has none ---- */
+
+static uint64_t merge_rng;
+
+static uint32_t merge_rnd(uint32_t n)
+{
+	merge_rng = merge_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(merge_rng >> 33) % n;
+}
+
+static void merge_build_alloc(struct sframe_build *b, uint32_t rows,
+			      uint32_t funcs)
+{
+	memset(b, 0, sizeof(*b));
+	b->max_rows = rows;
+	b->max_funcs = funcs;
+	b->hash_bits = sframe_hash_bits(rows);
+	b->pc = calloc(rows + 1, sizeof(*b->pc));
+	b->rule = calloc(rows + 1, sizeof(*b->rule));
+	b->rules = calloc(rows + 1, sizeof(*b->rules));
+	b->hash = calloc((size_t)1 << b->hash_bits, sizeof(*b->hash));
+	b->funcs = calloc(funcs + 1, sizeof(*b->funcs));
+}
+
+static void merge_build_free(struct sframe_build *b)
+{
+	free(b->pc);
+	free(b->rule);
+	free(b->rules);
+	free(b->hash);
+	free(b->funcs);
+}
+
+/*
+ * A random build of @text bytes: functions of 1-32 bytes with gaps of
+ * 0-15 bytes (or @gap_bias times longer), rows every 1-8 bytes, one of
+ * @nrules rules each, marked with @mark so that the two builds' rules
+ * differ.
+ */
+static int merge_build_random(struct sframe_build *b, uint32_t text,
+			      uint32_t nrules, int32_t mark, uint32_t gap_bias)
+{
+	uint32_t off = merge_rnd(8);
+	int ret = 0;
+
+	merge_build_alloc(b, 2 * text + 2, text + 1);
+	while (off < text && !ret) {
+		uint32_t len = 1 + merge_rnd(32), pc;
+
+		if (len > text - off)
+			len = text - off;
+		ret = sframe_build_func(b, off, off + len);
+		for (pc = off; pc < off + len && !ret; pc += 1 + merge_rnd(8)) {
+			struct unwind_user_frame f = { 0 };
+
+			f.cfa_off = 8 * (1 + merge_rnd(nrules));
+			f.ra_off = mark;
+			f.ra_saved = true;
+			f.outermost = !merge_rnd(16);
+			ret = sframe_build_row(b, pc, &f);
+		}
+		off += len + merge_rnd(16) * gap_bias;
+	}
+	return ret ?: sframe_build_end(b);
+}
+
+/* The rule a finished build gives @off, by a linear search, or NULL. */
+static const struct unwind_user_frame *
+merge_rule_at(const struct sframe_build *b, uint32_t off)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < b->nr_rows && b->pc[i] <= off; i++)
+		n = i + 1;
+	if (!n || b->rule[n - 1] == SFRAME_RULE_NONE)
+		return NULL;
+	return &b->rules[b->rule[n - 1]];
+}
+
+static bool merge_same(const struct unwind_user_frame *x,
+		       const struct unwind_user_frame *y)
+{
+	if (!x || !y)
+		return x == y;
+	return !memcmp(x, y, sizeof(*x));
+}
+
+/*
+ * sframe_build_merge() and sframe_build_no_rule() against a brute force
+ * reading of random builds: at every text offset the merged table (and
+ * the lookup table made of it) gives the first build's rule, else the
+ * second's, else none; its functions are the first's and those of the
+ * second that start where the first has no rule.
+ */
+static void test_merge(uint64_t seed)
+{
+	unsigned int round, bad = 0, nr_rows = 0, nr_no_rule = 0;
+
+	merge_rng = seed;
+	for (round = 0; round < 200 && !bad; round++) {
+		uint32_t text = 64 + merge_rnd(1024), x, i, j, nf = 0;
+		struct sframe_build a, b, m;
+		struct sframe_rules r;
+		uint32_t nr_blocks, *want;
+		void *mem;
+		uint8_t shift;
+		int ret;
+
+		ret = merge_build_random(&a, text, 4, -8, 1 + round % 3) ?:
+		      merge_build_random(&b, text, 4, -16, 1 + round % 3);
+		merge_build_alloc(&m, a.nr_rows + b.nr_rows,
+				  a.nr_funcs + b.nr_funcs);
+		ret = ret ?: sframe_build_merge(&m, &a, &b);
+		if (ret) {
+			diag("round %u: build or merge failed: %d", round, ret);
+			bad++;
+			goto next;
+		}
+		mem = calloc(1, sframe_rules_size(&m, &nr_blocks, &shift));
+		sframe_rules_fill(&r, mem, text + 64, &m, nr_blocks, shift);
+		for (x = 0; x < text + 64; x++) {
+			const struct unwind_user_frame *w = merge_rule_at(&a, x);
+
+			w = w ?: merge_rule_at(&b, x);
+			if (!merge_same(merge_rule_at(&m, x), w) ||
+			    !merge_same(sframe_rules_lookup(&r, x), w)) {
+				diag("round %u: offset %u: merged rule differs",
+				     round, x);
+				bad++;
+				break;
+			}
+		}
+		nr_rows += m.nr_rows;
+		free(mem);
+
+		/* The functions: the first's, and the second's in its gaps. */
+		want = calloc(a.nr_funcs + b.nr_funcs + 1, sizeof(*want));
+		for (i = 0, j = 0; i < a.nr_funcs || j < b.nr_funcs;) {
+			if (j == b.nr_funcs ||
+			    (i < a.nr_funcs && a.funcs[i] <= b.funcs[j]))
+				want[nf++] = a.funcs[i++];
+			else if (!merge_rule_at(&a, b.funcs[j++]))
+				want[nf++] = b.funcs[j - 1];
+		}
+		if (nf != m.nr_funcs ||
+		    memcmp(want, m.funcs, nf * sizeof(*want))) {
+			diag("round %u: %u functions merged, %u expected",
+			     round, m.nr_funcs, nf);
+			bad++;
+		}
+		free(want);
+
+		/* No rule in [s, e): no offset there with a rule. */
+		for (i = 0; i < 64; i++) {
+			uint32_t s0 = merge_rnd(text), e = s0 + 1 + merge_rnd(48);
+			bool none = true;
+
+			for (x = s0; x < e; x++)
+				none &= !merge_rule_at(&a, x);
+			nr_no_rule += none;
+			if (sframe_build_no_rule(&a, s0, e) != none) {
+				diag("round %u: [%u, %u): no_rule %d, expected %d",
+				     round, s0, e, !none, none);
+				bad++;
+				break;
+			}
+		}
+next:
+		merge_build_free(&a);
+		merge_build_free(&b);
+		merge_build_free(&m);
+	}
+	tap_result(!bad, "merged tables: at every offset the first build's rule, else the second's (%u rounds, %u merged rows, %u ranges without rule)",
+		   round, nr_rows, nr_no_rule);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 20240602;
@@ -1718,6 +1894,7 @@ int main(int argc, char **argv)
 	test_validate_work();
 	test_validate_stops();
 	test_changed_after_check(seed);
+	test_merge(seed);
 	test_mutations(seed, mutations);
 	return tap_failures ? 1 : 0;
 }

@@ -1145,10 +1145,14 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 			stats->empty_fdes++;
 			continue;
 		}
-		stats->fdes++;
 		ret = sink->func(sink->ctx, fde.start, prev_end);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		if (ret) {
+			stats->skipped_fdes++;
+			continue;
+		}
+		stats->fdes++;
 		ret = eh_convert_fde(&w->ip, &fde);
 		if (ret)
 			return ret;
@@ -1166,9 +1170,10 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
  * eh_frame_ptr pc-relative sdata4, count udata4, table datarel sdata4),
  * which must be sorted, point at FDEs in .eh_frame whose ranges match the
  * table, do not overlap and lie in [@in->text_start, @in->text_end).
- * Each FDE with a non-empty range is given to @sink->func, then its rows
- * to @sink->row, from its start to its end. A row that no struct
- * unwind_user_frame expresses exactly is given with a NULL frame.
+ * Each FDE with a non-empty range is given to @sink->func, then, unless
+ * @sink->func skips it, its rows to @sink->row, from its start to its
+ * end. A row that no struct unwind_user_frame expresses exactly is given
+ * with a NULL frame.
  *
  * Checks for a fatal signal, and reschedules, every EH_FRAME_BATCH FDEs.
  * Allocates its working state (about 1.2 KiB) for the call: process context.

@@ -50,10 +50,14 @@ struct eh_frame_input {
 	u16		arch;
 };
 
+/* What a sink's @func returns for an FDE whose rows it does not want. */
+#define EH_FRAME_SKIP	1
+
 /**
  * struct eh_frame_sink - where eh_frame_convert() puts its result
  * @func:	called once per FDE with a non-empty range [@start, @end), in
- *		increasing address order, before the rows of that FDE
+ *		increasing address order, before the rows of that FDE;
+ *		returns %EH_FRAME_SKIP to have none of its rows
  * @row:	a row from @pc (inclusive) to the next row or the end of the
  *		FDE; @frame NULL: no struct unwind_user_frame expresses the
  *		rule exactly, a walk must end there. Rows of an FDE come in
@@ -106,7 +110,8 @@ enum eh_frame_reason {
 
 /**
  * struct eh_frame_stats - counts of one conversion
- * @fdes:	FDEs given to the sink (non-empty ranges)
+ * @fdes:	FDEs whose rows were given to the sink (non-empty ranges)
+ * @skipped_fdes: FDEs the sink skipped
  * @empty_fdes:	FDEs of the table with an empty range (skipped)
  * @rows:	rows given to the sink, inexpressible ones included
  * @plt_rows:	of those, rows expanded from the x86_64 .plt expression
@@ -116,6 +121,7 @@ enum eh_frame_reason {
  */
 struct eh_frame_stats {
 	u32	fdes;
+	u32	skipped_fdes;
 	u32	empty_fdes;
 	u32	rows;
 	u32	plt_rows;

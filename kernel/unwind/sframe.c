@@ -1102,6 +1102,104 @@ int sframe_build_end(struct sframe_build *b)
 	return sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);
 }
 
+/* The number of rows of the finished build @b that start at or below @off. */
+static u32 sframe_build_rows_to(const struct sframe_build *b, u32 off)
+{
+	u32 lo = 0, hi = b->nr_rows;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (b->pc[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * sframe_build_no_rule() - does a table leave a range of text without rule?
+ * @b:		a finished build
+ * @start:	first text offset of the range
+ * @end:	text offset after it, above @start
+ *
+ * Return: true if no row of @b gives a rule for any of [@start, @end).
+ */
+bool sframe_build_no_rule(const struct sframe_build *b, u32 start, u32 end)
+{
+	u32 n = sframe_build_rows_to(b, start);
+
+	if (n && b->rule[n - 1] != SFRAME_RULE_NONE)
+		return false;
+	/* A row without rule is followed by one with a rule, or by none. */
+	return n == b->nr_rows || b->pc[n] >= end;
+}
+
+/**
+ * sframe_build_merge() - one table of two, the second filling the first
+ * @m:		a build with room for the rows and the functions of both
+ * @a:		a finished build
+ * @b:		a finished build of the same text
+ *
+ * Text that a row of @a gives a rule keeps it; other text takes the rule
+ * of @b, if any. The functions of @b that start where @a has no rule join
+ * those of @a. Both are read once, in order: the work is bounded by their
+ * rows and functions.
+ *
+ * Return: 0, or -E2BIG if @m has no room left.
+ */
+int sframe_build_merge(struct sframe_build *m, const struct sframe_build *a,
+		       const struct sframe_build *b)
+{
+	u32 i = 0, j = 0;
+	int ret;
+
+	/* At each start of a row of either, the rule of the text there. */
+	while (i < a->nr_rows || j < b->nr_rows) {
+		u16 ra, rb;
+		u32 pc;
+
+		if (j == b->nr_rows || (i < a->nr_rows && a->pc[i] <= b->pc[j]))
+			pc = a->pc[i];
+		else
+			pc = b->pc[j];
+		while (i < a->nr_rows && a->pc[i] <= pc)
+			i++;
+		while (j < b->nr_rows && b->pc[j] <= pc)
+			j++;
+		ra = i ? a->rule[i - 1] : SFRAME_RULE_NONE;
+		rb = j ? b->rule[j - 1] : SFRAME_RULE_NONE;
+		if (ra != SFRAME_RULE_NONE)
+			ret = sframe_row_add_rule(m, pc, &a->rules[ra]);
+		else if (rb != SFRAME_RULE_NONE)
+			ret = sframe_row_add_rule(m, pc, &b->rules[rb]);
+		else
+			ret = sframe_row_add(m, pc, SFRAME_RULE_NONE);
+		if (ret)
+			return ret;
+	}
+
+	i = 0;
+	j = 0;
+	while (i < a->nr_funcs || j < b->nr_funcs) {
+		u32 f;
+
+		if (j == b->nr_funcs ||
+		    (i < a->nr_funcs && a->funcs[i] <= b->funcs[j])) {
+			f = a->funcs[i++];
+		} else {
+			f = b->funcs[j++];
+			if (!sframe_build_no_rule(a, f, f + 1))
+				continue;
+		}
+		if (m->nr_funcs >= m->max_funcs)
+			return -E2BIG;
+		m->funcs[m->nr_funcs++] = f;
+	}
+	return 0;
+}
+
 /**
  * sframe_table_validate() - check a whole section
  * @tbl:	a table set up by sframe_table_init()

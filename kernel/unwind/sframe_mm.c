@@ -78,7 +78,8 @@
  * @size:	file size
  * @ctime_sec:	last change of the inode (data or metadata), seconds
  * @ctime_nsec:	and nanoseconds
- * @pad:	zero
+ * @eh_frame:	1 if the text the section does not describe takes the rows
+ *		of the file's .eh_frame, else 0
  * @off:	file offset of the section
  * @len:	its size
  * @text_off:	offset of the section from the start of the text it
@@ -97,7 +98,7 @@ struct sframe_file_key {
 	s64	size;
 	s64	ctime_sec;
 	u32	ctime_nsec;
-	u32	pad;
+	u32	eh_frame;
 	u64	off;
 	u64	len;
 	u64	text_off;
@@ -171,6 +172,13 @@ static DEFINE_SPINLOCK(sframe_tables_lock);
 #define SFRAME_KEPT_MAX_BYTES		(32UL << 20)
 static struct list_lru sframe_kept;
 static bool sframe_keep;	/* sframe_kept and its shrinker are set up */
+/*
+ * Tables are allocated from a cache of their own with kmem_cache_alloc_lru(),
+ * which sets up sframe_kept's list of the cgroup a table is charged to: a
+ * table first built in a task of another cgroup than the root one goes to
+ * that list when its last registration goes.
+ */
+static struct kmem_cache *sframe_shared_cache;
 
 /* What the registry did, for debugfs: see sframe_stats_show(). */
 enum sframe_stat {
@@ -185,6 +193,7 @@ enum sframe_stat {
 	SFRAME_STAT_KEPT_BYTES,
 	SFRAME_STAT_EH_FRAME_CONVERTED,
 	SFRAME_STAT_EH_FRAME_STOPS,
+	SFRAME_STAT_EH_FRAME_FILLED,
 	SFRAME_STAT_NR
 };
 
@@ -200,6 +209,7 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_KEPT_BYTES]	= "kept_bytes",
 	[SFRAME_STAT_EH_FRAME_CONVERTED] = "eh_frame_converted",
 	[SFRAME_STAT_EH_FRAME_STOPS]	= "eh_frame_stop_rows",
+	[SFRAME_STAT_EH_FRAME_FILLED]	= "eh_frame_filled",
 };
 
 static atomic_long_t sframe_stats[SFRAME_STAT_NR];
@@ -296,7 +306,7 @@ static void sframe_file_key(struct sframe_file_key *key,
 static void sframe_shared_free(struct sframe_shared *t)
 {
 	kvfree(t->mem);
-	kfree(t);
+	kmem_cache_free(sframe_shared_cache, t);
 }
 
 static void sframe_shared_free_rcu(struct rcu_head *rcu)
@@ -439,6 +449,9 @@ static int __init sframe_kept_init(void)
 {
 	struct shrinker *shrink;
 
+	sframe_shared_cache = KMEM_CACHE(sframe_shared,
+					 SLAB_PANIC | SLAB_ACCOUNT);
+
 	shrink = shrinker_alloc(SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
 				"sframe-tables");
 	if (!shrink)
@@ -546,12 +559,14 @@ static int sframe_shared_new(const struct sframe_build *b,
 	u8 shift;
 
 	size = sframe_rules_size(b, &nr_blocks, &shift);
-	t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	/* With the kept list of the memory cgroup it is charged to. */
+	t = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,
+				 GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
 	t->mem = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!t->mem) {
-		kfree(t);
+		kmem_cache_free(sframe_shared_cache, t);
 		return -ENOMEM;
 	}
 	t->key = *key;
@@ -564,12 +579,382 @@ static int sframe_shared_new(const struct sframe_build *b,
 }
 
 /*
+ * Where a file's .eh_frame is: its program headers, the PT_GNU_EH_FRAME
+ * one, and the text of the file's address space [@lo, @hi).
+ */
+struct sframe_eh_src {
+	const struct elf64_phdr	*phdrs;
+	unsigned int		phnum;
+	const struct elf64_phdr	*ph;
+	u64			lo;
+	u64			hi;
+};
+
+#ifdef CONFIG_UNWIND_USER_EH_FRAME
+
+/* The most rows a table converted from .eh_frame may have. */
+#define SFRAME_EH_MAX_ROWS		BIT(24)
+
+/*
+ * A pass over .eh_frame: the first counts the room a table needs, the
+ * second (@b set) puts the rows there, as text offsets from @lo. The
+ * functions that the table @base gives rules, if any, are skipped.
+ */
+struct sframe_eh_pass {
+	struct sframe_build		*b;
+	const struct sframe_build	*base;
+	u64				lo;
+	u64				rows;
+	u32				funcs;
+};
+
+static int sframe_eh_func(void *ctx, u64 start, u64 end)
+{
+	struct sframe_eh_pass *p = ctx;
+
+	if (p->base && !sframe_build_no_rule(p->base, start - p->lo,
+					     end - p->lo))
+		return EH_FRAME_SKIP;
+	if (p->b)
+		return sframe_build_func(p->b, start - p->lo, end - p->lo);
+	/* A row without rule may close the gap before the function. */
+	p->funcs++;
+	p->rows++;
+	return 0;
+}
+
+static int sframe_eh_row(void *ctx, u64 pc,
+			 const struct unwind_user_frame *frame)
+{
+	/* A rule the table cannot hold ends the walk there: no guess. */
+	static const struct unwind_user_frame stop = { .outermost = true };
+	struct sframe_eh_pass *p = ctx;
+
+	if (p->b)
+		return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
+	p->rows++;
+	return 0;
+}
+
+/*
+ * Convert the .eh_frame that @in describes into the build @b, which it
+ * allocates, but for the functions the finished build @base gives rules,
+ * if @base is set: a first pass counts the rows and functions, the second
+ * puts them in the table.
+ */
+static int sframe_eh_convert(const struct eh_frame_input *in,
+			     const struct sframe_build *base,
+			     struct sframe_build *b)
+{
+	struct sframe_eh_pass pass = { .base = base, .lo = in->text_start };
+	struct eh_frame_sink sink = {
+		.func = sframe_eh_func,
+		.row = sframe_eh_row,
+		.ctx = &pass,
+	};
+	struct eh_frame_stats stats;
+	int ret;
+
+	ret = eh_frame_convert(in, &sink, &stats);
+	if (ret)
+		return ret;
+	/* and the row closing the last function */
+	if (pass.rows + 1 > SFRAME_EH_MAX_ROWS)
+		return -E2BIG;
+	pass.b = b;
+	ret = sframe_build_alloc(b, pass.rows + 1, pass.funcs) ?:
+	      eh_frame_convert(in, &sink, &stats) ?:
+	      sframe_build_end(b);
+	if (!ret)
+		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
+	return ret;
+}
+
+/*
+ * Give the text that the finished build @b of a .sframe section gives no
+ * rule the rows of the FDEs of @in there: @b is replaced by the merged
+ * build. Code the assembler was not asked for SFrame data of (the C
+ * run-time's start files, hand-written assembly) has .eh_frame all the
+ * same.
+ */
+static int sframe_eh_fill(const struct eh_frame_input *in,
+			  struct sframe_build *b)
+{
+	struct sframe_build e = {}, m = {};
+	int ret;
+
+	ret = sframe_eh_convert(in, b, &e);
+	if (!ret && e.nr_funcs) {
+		ret = sframe_build_alloc(&m, b->nr_rows + e.nr_rows,
+					 b->nr_funcs + e.nr_funcs) ?:
+		      sframe_build_merge(&m, b, &e);
+		if (!ret) {
+			swap(*b, m);
+			sframe_stat_inc(SFRAME_STAT_EH_FRAME_FILLED);
+		}
+	}
+	sframe_build_free(&m);
+	sframe_build_free(&e);
+	return ret;
+}
+
+/*
+ * Set up @in for the .eh_frame_hdr that @src says, but for the pointers
+ * to the sections' copies: where .eh_frame starts, from @hdr's first 8
+ * bytes, and its size, to the end of the read-only segment that holds it
+ * (its FDEs are found through the index), and set *@off to its file
+ * offset.
+ */
+static int sframe_eh_locate(const struct sframe_eh_src *src, const u8 *hdr,
+			    struct eh_frame_input *in, u64 *off)
+{
+	const struct elf64_phdr *ph = src->ph, *load = NULL;
+	unsigned int i;
+	s32 rel;
+
+	*in = (struct eh_frame_input) {
+		.hdr_size = ph->p_filesz,
+		.hdr_addr = ph->p_vaddr,
+		.text_start = src->lo,
+		.text_end = src->hi,
+		.arch = ARCH_SFRAME_ELF_MACHINE,
+	};
+	/* eh_frame_ptr, pc-relative sdata4: eh_frame_convert() checks it. */
+	memcpy(&rel, hdr + 4, sizeof(rel));
+	in->eh_addr = ph->p_vaddr + 4 + rel;
+	for (i = 0; i < src->phnum; i++) {
+		const struct elf64_phdr *l = &src->phdrs[i];
+
+		if (l->p_type == PT_LOAD && !(l->p_flags & PF_W) &&
+		    in->eh_addr >= l->p_vaddr &&
+		    in->eh_addr - l->p_vaddr < l->p_filesz)
+			load = l;
+	}
+	if (!load)
+		return -EINVAL;
+	in->eh_size = min_t(u64, load->p_vaddr + load->p_filesz - in->eh_addr,
+			    SFRAME_MAX_SECTION_SIZE);
+	*off = load->p_offset + (in->eh_addr - load->p_vaddr);
+	return 0;
+}
+
+/*
+ * Read the .eh_frame_hdr and .eh_frame of @file that @src says into
+ * @in, allocated here (sframe_eh_release() frees them).
+ */
+static int sframe_eh_read(struct file *file, const struct sframe_eh_src *src,
+			  struct eh_frame_input *in)
+{
+	const struct elf64_phdr *ph = src->ph;
+	u8 *hdr, *eh;
+	u64 off;
+	int ret;
+
+	if (ph->p_filesz < 8 || ph->p_filesz > SFRAME_MAX_SECTION_SIZE ||
+	    src->hi - src->lo > U32_MAX)
+		return -EINVAL;
+	hdr = kvmalloc(ph->p_filesz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!hdr)
+		return -ENOMEM;
+	ret = sframe_file_read(file, hdr, ph->p_filesz, ph->p_offset) ?:
+	      sframe_eh_locate(src, hdr, in, &off);
+	in->hdr = hdr;
+	if (ret)
+		return ret;
+	eh = kvmalloc(in->eh_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!eh)
+		return -ENOMEM;
+	in->eh = eh;
+	return sframe_file_read(file, eh, in->eh_size, off);
+}
+
+static void sframe_eh_release(struct eh_frame_input *in)
+{
+	kvfree(in->eh);
+	kvfree(in->hdr);
+	in->eh = NULL;
+	in->hdr = NULL;
+}
+
+/*
+ * The table of the .eh_frame of @file that @src says, for @key: one in
+ * use, shared, or a new one, converted from copies of its sections read
+ * from the page cache.
+ */
+static int sframe_eh_shared_get(struct file *file,
+				const struct sframe_eh_src *src,
+				const struct sframe_file_key *key,
+				struct sframe_shared **tp)
+{
+	struct eh_frame_input in = {};
+	struct sframe_build b = {};
+	struct sframe_shared *t;
+	int ret;
+
+	t = sframe_shared_find(key);
+	if (t) {
+		sframe_stat_inc(SFRAME_STAT_VALIDATION_SHARED);
+		*tp = t;
+		return 0;
+	}
+	ret = sframe_eh_read(file, src, &in) ?:
+	      sframe_eh_convert(&in, NULL, &b) ?:
+	      sframe_shared_new(&b, key, src->hi - src->lo, &t);
+	sframe_build_free(&b);
+	sframe_eh_release(&in);
+	if (ret)
+		return ret;
+	sframe_stat_inc(SFRAME_STAT_VALIDATED);
+	sframe_stat_inc(SFRAME_STAT_EH_FRAME_CONVERTED);
+	*tp = sframe_shared_add(t);
+	return 0;
+}
+
+#ifdef arch_unwind_user_vdso_base
+
+/*
+ * The table of the vDSO's .eh_frame, converted once at boot from the
+ * kernel's image of it: the same for every task that maps it. The vDSO
+ * is no file, so it is never registered: sframe_hint_user() finds it
+ * where a task has its vDSO (arch_unwind_user_vdso_base()). Never freed.
+ */
+static const struct sframe_rules *sframe_vdso_rules __ro_after_init;
+/* The vDSO's text offset 0, from the start of its image. */
+static unsigned long sframe_vdso_lo __ro_after_init;
+
+static int __init sframe_vdso_init(void)
+{
+	const struct elf64_phdr *phdrs, *ph;
+	struct sframe_eh_src src = { .lo = U64_MAX };
+	struct eh_frame_input in = {};
+	const struct elf64_hdr *ehdr;
+	struct sframe_file_key key = {};
+	struct sframe_build b = {};
+	struct sframe_shared *t;
+	const u8 *image;
+	size_t size;
+	unsigned int i;
+	u64 off;
+	int ret;
+
+	arch_unwind_user_vdso_image((const void **)&image, &size);
+	ehdr = (const void *)image;
+	if (size < sizeof(*ehdr) || memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
+	    ehdr->e_phentsize != sizeof(*phdrs) || ehdr->e_phoff > size ||
+	    ehdr->e_phnum > (size - ehdr->e_phoff) / sizeof(*phdrs))
+		return -EINVAL;
+	phdrs = (const void *)(image + ehdr->e_phoff);
+	for (i = 0; i < ehdr->e_phnum; i++) {
+		ph = &phdrs[i];
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			src.ph = ph;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		src.lo = min(src.lo, ph->p_vaddr);
+		src.hi = max(src.hi, ph->p_vaddr + ph->p_memsz);
+	}
+	src.phdrs = phdrs;
+	src.phnum = ehdr->e_phnum;
+	ph = src.ph;
+	if (!ph || src.lo >= src.hi || src.hi - src.lo > size ||
+	    ph->p_filesz < 8 || ph->p_offset > size ||
+	    ph->p_filesz > size - ph->p_offset)
+		return -EINVAL;
+	ret = sframe_eh_locate(&src, image + ph->p_offset, &in, &off);
+	if (ret)
+		return ret;
+	if (off > size || in.eh_size > size - off)
+		return -EINVAL;
+	in.hdr = image + ph->p_offset;
+	in.eh = image + off;
+	ret = sframe_eh_convert(&in, NULL, &b) ?:
+	      sframe_shared_new(&b, &key, src.hi - src.lo, &t);
+	sframe_build_free(&b);
+	if (ret) {
+		pr_warn("vDSO: .eh_frame not converted (%d), its frames are unwound with frame pointers\n",
+			ret);
+		return ret;
+	}
+	sframe_vdso_lo = src.lo;
+	sframe_vdso_rules = &t->rules;
+	return 0;
+}
+late_initcall(sframe_vdso_init);
+
+/*
+ * Set @hint to the vDSO's table if @ip is in the current task's vDSO,
+ * within the range [@first, @last] that no registration covers.
+ */
+static bool sframe_vdso_hint(struct mm_struct *mm, unsigned long ip,
+			     unsigned long first, unsigned long last,
+			     struct sframe_hint *hint)
+{
+	const struct sframe_rules *r = sframe_vdso_rules;
+	unsigned long base, end;
+
+	if (!r || !sframe_eh_frame_enabled() ||
+	    !arch_unwind_user_vdso_base(mm, &base))
+		return false;
+	base += sframe_vdso_lo;
+	if (ip - base >= r->text_size)
+		return false;
+	hint->rules = r;
+	hint->base = base;
+	hint->err = -ENOENT;
+	hint->start = max(first, base);
+	end = min(last + 1, base + r->text_size);
+	hint->size = end - hint->start;
+	return true;
+}
+
+#endif /* arch_unwind_user_vdso_base */
+
+#else /* !CONFIG_UNWIND_USER_EH_FRAME */
+
+static int sframe_eh_fill(const struct eh_frame_input *in,
+			  struct sframe_build *b)
+{
+	return 0;
+}
+
+static int sframe_eh_read(struct file *file, const struct sframe_eh_src *src,
+			  struct eh_frame_input *in)
+{
+	return -EOPNOTSUPP;
+}
+
+static void sframe_eh_release(struct eh_frame_input *in)
+{
+}
+
+static int sframe_eh_shared_get(struct file *file,
+				const struct sframe_eh_src *src,
+				const struct sframe_file_key *key,
+				struct sframe_shared **tp)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_UNWIND_USER_EH_FRAME */
+
+#if !defined(CONFIG_UNWIND_USER_EH_FRAME) || !defined(arch_unwind_user_vdso_base)
+static bool sframe_vdso_hint(struct mm_struct *mm, unsigned long ip,
+			     unsigned long first, unsigned long last,
+			     struct sframe_hint *hint)
+{
+	return false;
+}
+#endif
+
+/*
  * Build the table of the section @data, @key->len bytes long: validate it
  * and decode its rules. The text is placed relative to the copy as the
- * file places it relative to the section.
+ * file places it relative to the section. With @eh, the text the section
+ * does not describe takes the rows of that .eh_frame, where it can.
  */
 static int sframe_shared_build(const void *data,
 			       const struct sframe_file_key *key,
+			       const struct eh_frame_input *eh,
 			       struct sframe_shared **tp)
 {
 	unsigned long sec = (unsigned long)data;
@@ -587,8 +972,13 @@ static int sframe_shared_build(const void *data,
 	/* Room for the rows the descriptors say, bounded by the section. */
 	ret = sframe_table_rows(&tbl, &max_rows) ?:
 	      sframe_build_alloc(&b, max_rows, tbl.num_fdes) ?:
-	      sframe_table_build(&tbl, &b) ?:
-	      sframe_shared_new(&b, key, tbl.text_end - tbl.text_start, tp);
+	      sframe_table_build(&tbl, &b);
+	/* The section alone if .eh_frame cannot fill it (but for a kill). */
+	if (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)
+		ret = -EINTR;
+	if (!ret)
+		ret = sframe_shared_new(&b, key, tbl.text_end - tbl.text_start,
+					tp);
 	sframe_build_free(&b);
 	return ret;
 }
@@ -596,12 +986,15 @@ static int sframe_shared_build(const void *data,
 /*
  * The table of the section @ph of @file, whose key is @key: one in use,
  * shared, or a new one, built from a copy of the section read from the
- * page cache (freed once the table is built).
+ * page cache (freed once the table is built), and from the .eh_frame
+ * that @eh says, if set.
  */
 static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 			     const struct sframe_file_key *key,
+			     const struct sframe_eh_src *eh,
 			     struct sframe_shared **tp)
 {
+	struct eh_frame_input in = {};
 	struct sframe_shared *t;
 	void *data;
 	int ret;
@@ -617,8 +1010,17 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 	if (!data)
 		return -ENOMEM;
 	ret = sframe_file_read(file, data, key->len, ph->p_offset);
+	/* Without .eh_frame if it cannot be read (but for a kill). */
+	if (!ret && eh) {
+		ret = sframe_eh_read(file, eh, &in);
+		if (ret)
+			sframe_eh_release(&in);
+		if (ret != -EINTR)
+			ret = 0;
+	}
 	if (!ret)
-		ret = sframe_shared_build(data, key, &t);
+		ret = sframe_shared_build(data, key, in.eh ? &in : NULL, &t);
+	sframe_eh_release(&in);
 	kvfree(data);
 	if (ret)
 		return ret;
@@ -627,191 +1029,6 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 	return 0;
 }
 
-#ifdef CONFIG_UNWIND_USER_EH_FRAME
-
-/* The most rows a table converted from .eh_frame may have. */
-#define SFRAME_EH_MAX_ROWS		BIT(24)
-
-/* What a first pass over .eh_frame counts: the room its table needs. */
-struct sframe_eh_count {
-	u64	rows;
-	u32	funcs;
-};
-
-static int sframe_eh_count_func(void *ctx, u64 start, u64 end)
-{
-	struct sframe_eh_count *c = ctx;
-
-	/* A row without rule may close the gap before the function. */
-	c->funcs++;
-	c->rows++;
-	return 0;
-}
-
-static int sframe_eh_count_row(void *ctx, u64 pc,
-			       const struct unwind_user_frame *frame)
-{
-	struct sframe_eh_count *c = ctx;
-
-	c->rows++;
-	return 0;
-}
-
-/* The second pass: the rows, into a table of text offsets from @lo. */
-struct sframe_eh_put {
-	struct sframe_build	*b;
-	u64			lo;
-};
-
-static int sframe_eh_put_func(void *ctx, u64 start, u64 end)
-{
-	struct sframe_eh_put *p = ctx;
-
-	return sframe_build_func(p->b, start - p->lo, end - p->lo);
-}
-
-static int sframe_eh_put_row(void *ctx, u64 pc,
-			     const struct unwind_user_frame *frame)
-{
-	/* A rule the table cannot hold ends the walk there: no guess. */
-	static const struct unwind_user_frame stop = { .outermost = true };
-	struct sframe_eh_put *p = ctx;
-
-	return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
-}
-
-/*
- * Convert the .eh_frame that @in describes into a table for @key: a first
- * pass counts its rows and functions, the second puts them in the table.
- */
-static int sframe_eh_build(const struct eh_frame_input *in,
-			   const struct sframe_file_key *key,
-			   struct sframe_shared **tp)
-{
-	struct sframe_eh_count count = {};
-	struct eh_frame_sink sink = {
-		.func = sframe_eh_count_func,
-		.row = sframe_eh_count_row,
-		.ctx = &count,
-	};
-	struct sframe_build b = {};
-	struct sframe_eh_put put = { .b = &b, .lo = in->text_start };
-	struct eh_frame_stats stats;
-	int ret;
-
-	ret = eh_frame_convert(in, &sink, &stats);
-	if (ret)
-		return ret;
-	/* and the row closing the last function */
-	if (count.rows + 1 > SFRAME_EH_MAX_ROWS)
-		return -E2BIG;
-	sink.func = sframe_eh_put_func;
-	sink.row = sframe_eh_put_row;
-	sink.ctx = &put;
-	ret = sframe_build_alloc(&b, count.rows + 1, count.funcs) ?:
-	      eh_frame_convert(in, &sink, &stats) ?:
-	      sframe_build_end(&b) ?:
-	      sframe_shared_new(&b, key, in->text_end - in->text_start, tp);
-	sframe_build_free(&b);
-	if (!ret)
-		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
-	return ret;
-}
-
-/*
- * The table of the .eh_frame of @file that its PT_GNU_EH_FRAME segment
- * @ph (.eh_frame_hdr) indexes, for the text [@lo, @hi) of the file's
- * address space: one in use, shared, or a new one, converted from copies
- * of both sections read from the page cache. .eh_frame is read from
- * where .eh_frame_hdr says it starts to the end of the read-only segment
- * that holds it: its FDEs are found through the index.
- */
-static int sframe_eh_shared_get(struct file *file,
-				const struct elf64_phdr *phdrs,
-				unsigned int phnum, const struct elf64_phdr *ph,
-				u64 lo, u64 hi,
-				const struct sframe_file_key *key,
-				struct sframe_shared **tp)
-{
-	struct eh_frame_input in = {
-		.hdr_size = ph->p_filesz,
-		.hdr_addr = ph->p_vaddr,
-		.text_start = lo,
-		.text_end = hi,
-		.arch = ARCH_SFRAME_ELF_MACHINE,
-	};
-	const struct elf64_phdr *load = NULL;
-	struct sframe_shared *t;
-	void *hdr, *eh = NULL;
-	unsigned int i;
-	s32 rel;
-	int ret;
-
-	t = sframe_shared_find(key);
-	if (t) {
-		sframe_stat_inc(SFRAME_STAT_VALIDATION_SHARED);
-		*tp = t;
-		return 0;
-	}
-	if (ph->p_filesz < 8 || ph->p_filesz > SFRAME_MAX_SECTION_SIZE ||
-	    hi - lo > U32_MAX)
-		return -EINVAL;
-	hdr = kvmalloc(ph->p_filesz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!hdr)
-		return -ENOMEM;
-	ret = sframe_file_read(file, hdr, ph->p_filesz, ph->p_offset);
-	if (ret)
-		goto out;
-
-	/* eh_frame_ptr, pc-relative sdata4: eh_frame_convert() checks it. */
-	memcpy(&rel, hdr + 4, sizeof(rel));
-	in.eh_addr = ph->p_vaddr + 4 + rel;
-	for (i = 0; i < phnum; i++) {
-		if (phdrs[i].p_type == PT_LOAD && !(phdrs[i].p_flags & PF_W) &&
-		    in.eh_addr >= phdrs[i].p_vaddr &&
-		    in.eh_addr - phdrs[i].p_vaddr < phdrs[i].p_filesz)
-			load = &phdrs[i];
-	}
-	ret = -EINVAL;
-	if (!load)
-		goto out;
-	in.eh_size = min_t(u64, load->p_vaddr + load->p_filesz - in.eh_addr,
-			   SFRAME_MAX_SECTION_SIZE);
-	eh = kvmalloc(in.eh_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	ret = -ENOMEM;
-	if (!eh)
-		goto out;
-	ret = sframe_file_read(file, eh, in.eh_size,
-			       load->p_offset + (in.eh_addr - load->p_vaddr));
-	if (ret)
-		goto out;
-	in.hdr = hdr;
-	in.eh = eh;
-	ret = sframe_eh_build(&in, key, &t);
-	if (ret)
-		goto out;
-	sframe_stat_inc(SFRAME_STAT_VALIDATED);
-	sframe_stat_inc(SFRAME_STAT_EH_FRAME_CONVERTED);
-	*tp = sframe_shared_add(t);
-out:
-	kvfree(eh);
-	kvfree(hdr);
-	return ret;
-}
-
-#else /* !CONFIG_UNWIND_USER_EH_FRAME */
-
-static int sframe_eh_shared_get(struct file *file,
-				const struct elf64_phdr *phdrs,
-				unsigned int phnum, const struct elf64_phdr *ph,
-				u64 lo, u64 hi,
-				const struct sframe_file_key *key,
-				struct sframe_shared **tp)
-{
-	return -EOPNOTSUPP;
-}
-
-#endif /* CONFIG_UNWIND_USER_EH_FRAME */
 
 /* Is [start, start + size) inside a read-only PT_LOAD segment? */
 static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
@@ -845,6 +1062,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 {
 	const struct elf64_phdr *sframe = NULL, *text = NULL;
 	const struct elf64_phdr *eh = NULL;
+	struct sframe_eh_src src;
 	unsigned long bias, text_start, text_end;
 	u64 off = (u64)pgoff << PAGE_SHIFT, lo = U64_MAX, hi = 0;
 	struct sframe_shared *shared = NULL;
@@ -893,11 +1111,14 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 		    off < ph->p_offset + ph->p_filesz)
 			text = ph;
 	}
-	/* .eh_frame only where there is no .sframe */
-	if (sframe || !sframe_eh_frame_enabled())
+	if (!sframe_eh_frame_enabled())
 		eh = NULL;
 	if ((!sframe && !eh) || !text)
 		goto out;
+	src = (struct sframe_eh_src) {
+		.phdrs = phdrs, .phnum = ehdr.e_phnum, .ph = eh,
+		.lo = lo, .hi = hi,
+	};
 
 	/* The load bias that puts file offset @off at @addr. */
 	bias = addr - off + text->p_offset - text->p_vaddr;
@@ -907,11 +1128,11 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	if (text_start >= text_end)
 		goto out;
 
-	if (eh) {
+	/* .eh_frame alone where there is no .sframe */
+	if (!sframe) {
 		sframe_file_key(&key, d_real_inode(file->f_path.dentry), eh,
 				eh->p_vaddr - lo, hi - lo);
-		ret = sframe_eh_shared_get(file, phdrs, ehdr.e_phnum, eh, lo, hi,
-					   &key, &shared);
+		ret = sframe_eh_shared_get(file, &src, &key, &shared);
 		if (ret == -E2BIG || ret == -ENOMEM) {
 			pr_warn_ratelimited("%s[%d]: %pD: no table for .eh_frame (%d), its frames end call chains\n",
 					    current->comm, task_pid_nr(current),
@@ -942,7 +1163,8 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	/* The file of the mapping: a stacked file system maps its lower one. */
 	sframe_file_key(&key, d_real_inode(file->f_path.dentry), sframe,
 			sframe->p_vaddr - lo, hi - lo);
-	ret = sframe_shared_get(file, sframe, &key, &shared);
+	key.eh_frame = !!eh;
+	ret = sframe_shared_get(file, sframe, &key, eh ? &src : NULL, &shared);
 	/* Too large for a table, or no memory: walks end at its frames. */
 	if (ret == -E2BIG || ret == -ENOMEM)
 		pr_warn_ratelimited("%s[%d]: %pD: no table for the SFrame section (%d), its frames end call chains\n",
@@ -1234,6 +1456,9 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 			sframe_queue_work();
 			return -EAGAIN;
 		}
+		/* The vDSO, which no registration covers: its own table. */
+		if (sframe_vdso_hint(mm, ip, first, last, hint))
+			return 0;
 		/* The rest of the walk's frames in the gap need no lookup. */
 		hint->rules = NULL;
 		hint->start = first;

@@ -245,6 +245,9 @@ int sframe_build_func(struct sframe_build *b, u32 start, u32 end);
 int sframe_build_row(struct sframe_build *b, u32 pc,
 		     const struct unwind_user_frame *frame);
 int sframe_build_end(struct sframe_build *b);
+bool sframe_build_no_rule(const struct sframe_build *b, u32 start, u32 end);
+int sframe_build_merge(struct sframe_build *m, const struct sframe_build *a,
+		       const struct sframe_build *b);
 int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
 		      struct unwind_user_frame *frame);
 int sframe_rules_func(const struct sframe_rules *r, unsigned long off,

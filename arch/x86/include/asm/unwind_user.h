@@ -3,10 +3,12 @@
 #define _ASM_X86_UNWIND_USER_H
 
 #include <linux/elf-em.h>
+#include <linux/mm_types.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
 #include <asm/sigframe.h>
+#include <asm/vdso.h>
 
 /* push %rbp; mov %rsp, %rbp: the caller's RBP at [RBP], the RA above it */
 #define ARCH_INIT_USER_FP_FRAME {					\
@@ -48,6 +50,25 @@ static inline bool arch_unwind_user_supported(struct pt_regs *regs)
 {
 	return user_64bit_mode(regs);
 }
+
+/* The 64-bit vDSO's image, whose .eh_frame is converted once at boot. */
+static inline void arch_unwind_user_vdso_image(const void **image,
+					       size_t *size)
+{
+	*image = vdso_image_64.data;
+	*size = vdso_image_64.size;
+}
+
+/* Where @mm has that vDSO's text, if it has it (not a compat vDSO). */
+static inline bool arch_unwind_user_vdso_base(struct mm_struct *mm,
+					      unsigned long *base)
+{
+	if (READ_ONCE(mm->context.vdso_image) != &vdso_image_64)
+		return false;
+	*base = (unsigned long)READ_ONCE(mm->context.vdso);
+	return true;
+}
+#define arch_unwind_user_vdso_base arch_unwind_user_vdso_base
 
 /* The return address is never in a register at a sample on x86. */
 static inline bool arch_unwind_user_link_register(struct pt_regs *regs,

@@ -7,6 +7,13 @@
  * then follows a frame pointer register the code uses for other things.
  * The sysctl is restored afterwards.
  *
+ * fill: eh_fill_wl, the same program built with SFrame but for its
+ * workload functions a, b and c, which have .eh_frame only (as code of an
+ * SFrame-built program that was assembled without it, such as the C
+ * run-time's start files): the table of its SFrame section takes their
+ * rows from .eh_frame, so its chains are complete with
+ * kernel.unwind_user_eh_frame 1 and none is with 0.
+ *
  * csr (x86_64): main -> csr_a -> csr_tramp -> csr_mid -> c, where csr_tramp
  * has the shape of glibc's lazy binding trampoline (the stack realigned,
  * the CFA on RBX) and csr_mid saves RBX and uses it: its chains must be
@@ -80,10 +87,17 @@ FIXTURE(eh_frame) {
 FIXTURE_VARIANT(eh_frame) {
 	int on;
 	const char *mode;	/* of the workload: "" or "csr" */
+	const char *exe;	/* the workload's program: NULL, this one */
 };
 
 FIXTURE_VARIANT_ADD(eh_frame, on) { .on = 1, .mode = "" };
 FIXTURE_VARIANT_ADD(eh_frame, off) { .on = 0, .mode = "" };
+FIXTURE_VARIANT_ADD(eh_frame, fill_on) {
+	.on = 1, .mode = "", .exe = "eh_fill_wl"
+};
+FIXTURE_VARIANT_ADD(eh_frame, fill_off) {
+	.on = 0, .mode = "", .exe = "eh_fill_wl"
+};
 #ifdef __x86_64__
 FIXTURE_VARIANT_ADD(eh_frame, csr) { .on = 1, .mode = "csr" };
 #endif
@@ -115,9 +129,13 @@ TEST_F(eh_frame, chain)
 	long converted;
 	struct wl_run w;
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	if (variant->exe) {
+		ASSERT_EQ(0, self_dir_file(exe, sizeof(exe), variant->exe));
+	} else {
+		ASSERT_EQ(0, self_path(exe, sizeof(exe)));
+	}
 	diag_env(exe);
-	ASSERT_EQ(0, elf_has_sframe(exe));
+	ASSERT_EQ(!!variant->exe, elf_has_sframe(exe));
 #ifdef __x86_64__
 	if (*variant->mode) {
 		ex = expect_csr;
@@ -128,8 +146,11 @@ TEST_F(eh_frame, chain)
 	EXPECT_EQ(0, wl_sample(&w, argv, ex[0], &f, &o));
 	chain_report("eh_frame", &w.s, &f, ex, depth, &o, &st);
 	wl_cleanup(&w);
-	/* csr runs after on: the program's table may be kept from it */
-	if (converted >= 0 && !*variant->mode) {
+	/*
+	 * csr runs after on: the program's table may be kept from it. The
+	 * SFrame program of fill has a table of its own.
+	 */
+	if (converted >= 0 && !*variant->mode && !variant->exe) {
 		converted = sframe_stat("eh_frame_converted") - converted;
 		diag(".eh_frame sections converted: %ld\n", converted);
 		/* the program's own, at least: no other process maps it */

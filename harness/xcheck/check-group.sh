@@ -24,9 +24,9 @@
 # gzip run their rounds under progs/rounds.c, so that no shell is in the
 # recording. Each program must have at least 200 samples judged (the SFrame
 # programs: 200 of them with the sampled PC in SFrame-described code),
-# no wrong frame unwound with a table, 98% of the samples agreeing frame
-# by frame (libc_hot: 90%), at most 1% of the compared frames wrong (frame
-# pointer steps) and the first sample of every process complete;
+# no wrong frame unwound with a table, 99.9% of the samples agreeing frame
+# by frame, at most 0.01% of the compared frames wrong (frame pointer
+# steps) and the first sample of every process complete;
 # XCHECK_REPORT_OPTS may change that. Work
 # files: out/xcheck/group-ARCH/.
 #
@@ -222,15 +222,9 @@ for p in "${PROGS[@]}"; do
 	# libc_hot spends most of its time in libc, gzip and perl have none
 	mins=(--min-samples 200 --min-sframe 200)
 	case $p in libc_hot|gzip|perl) mins=(--min-samples 200) ;; esac
-	# The gate: no wrong frame from a table; 98% of the samples agree
-	# (the known limits cost up to 0.9%: the vDSO's entry on x86_64, and
-	# the C runtime's crtstuff functions, which have .eh_frame but no
-	# SFrame in a program built with SFrame, and whose frame pointer
-	# step on arm64 also leaves the next frame's stack pointer unknown);
-	# libc_hot spends about 5% of its time in assembly without
-	# unwinding data by design: 90% there.
-	gate=(--threshold 98 --max-wrong 1 --max-table-wrong 0)
-	[ "$p" = libc_hot ] && gate=(--threshold 90 --max-wrong 1 --max-table-wrong 0)
+	# The gate: no wrong frame from a table, and the report's own bar:
+	# 99.9% of the samples agree, at most 0.01% of the frames are wrong.
+	gate=(--threshold 99.9 --max-wrong 0.01 --max-table-wrong 0)
 	# shellcheck disable=SC2086
 	"$XC_REPORT" --label "$p" "${mins[@]}" "${gate[@]}" "${maps[@]}" "${sysctls[@]}" \
 		${XCHECK_REPORT_OPTS:-} "$SHARE/$p.data" \

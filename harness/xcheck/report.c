@@ -983,18 +983,25 @@ static struct {
 	unsigned long	compared, agree, wrong, shorter, unjudged;
 } src_stats[SRC_NR];
 
-/* Does the kernel have a table for @f (with the sysctls as given)? */
+/*
+ * Does the kernel have a table for @f (with the sysctls as given)? The
+ * x86-64 vDSO's comes from its .eh_frame, converted at boot; it is used
+ * in a task that has tables of files (registrations) only.
+ */
 static bool file_has_table(const struct file *f)
 {
-	if (!K_SFRAME || !f || f->is_vdso || !f->host)
+	if (!K_SFRAME || !f || !f->host)
 		return false;
+	if (f->is_vdso)
+		return K_EH_FRAME && f->eh_phdr && e_machine == EM_X86_64;
 	return f->sframe_phdr || (K_EH_FRAME && f->eh_phdr);
 }
 
 static bool proc_has_tables(const struct proc *p)
 {
 	for (int i = 0; i < p->nr_maps; i++)
-		if (file_has_table(p->maps[i].file))
+		if (p->maps[i].file && !p->maps[i].file->is_vdso &&
+		    file_has_table(p->maps[i].file))
 			return true;
 	return false;
 }
@@ -1002,7 +1009,8 @@ static bool proc_has_tables(const struct proc *p)
 /*
  * The kernel's choice for the step from a frame at @look (the sampled PC,
  * or a return address - 1): its file's SFrame, its file's .eh_frame
- * table, or neither (the frame pointer, or the recovery).
+ * table (which also fills the functions SFrame does not describe in a
+ * file with both), or neither (the frame pointer, or the recovery).
  */
 static enum src step_source(struct proc *proc, uint64_t look)
 {
@@ -1012,13 +1020,13 @@ static enum src step_source(struct proc *proc, uint64_t look)
 
 	if (f && !f->host && !f->is_vdso)
 		return SRC_NOFILE;
-	if (file_has_table(f) && file_bias(f, mm->start, mm->pgoff, &bias)) {
-		if (f->sframe_phdr) {
-			if (f->has_sframe && sframe_lookup(&f->sf, look - bias) != SF_NONE)
-				return SRC_SFRAME;
-		} else if (eh_covers(f, look - bias, NULL)) {
+	if (file_has_table(f) && (!f->is_vdso || proc_has_tables(proc)) &&
+	    file_bias(f, mm->start, mm->pgoff, &bias)) {
+		if (f->sframe_phdr && f->has_sframe &&
+		    sframe_lookup(&f->sf, look - bias) != SF_NONE)
+			return SRC_SFRAME;
+		if (K_EH_FRAME && f->eh_phdr && eh_covers(f, look - bias, NULL))
 			return SRC_EH_FRAME;
-		}
 	}
 	return K_RECOVER && proc_has_tables(proc) ? SRC_RECOVERY : SRC_FP;
 }

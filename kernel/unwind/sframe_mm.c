@@ -78,8 +78,8 @@
  * @size:	file size
  * @ctime_sec:	last change of the inode (data or metadata), seconds
  * @ctime_nsec:	and nanoseconds
- * @eh_frame:	1 if the text the section does not describe takes the rows
- *		of the file's .eh_frame, else 0
+ * @variant:	which table of the section: 0, of its rows alone
+ *		(1: with .eh_frame's rows where the section has none)
  * @off:	file offset of the section
  * @len:	its size
  * @text_off:	offset of the section from the start of the text it
@@ -98,7 +98,7 @@ struct sframe_file_key {
 	s64	size;
 	s64	ctime_sec;
 	u32	ctime_nsec;
-	u32	eh_frame;
+	u32	variant;
 	u64	off;
 	u64	len;
 	u64	text_off;
@@ -949,8 +949,9 @@ static bool sframe_vdso_hint(struct mm_struct *mm, unsigned long ip,
 /*
  * Build the table of the section @data, @key->len bytes long: validate it
  * and decode its rules. The text is placed relative to the copy as the
- * file places it relative to the section. With @eh, the text the section
- * does not describe takes the rows of that .eh_frame, where it can.
+ * file places it relative to the section.
+ * With @eh, the text the section does not describe takes the rows of
+ * that .eh_frame, where it can.
  */
 static int sframe_shared_build(const void *data,
 			       const struct sframe_file_key *key,
@@ -986,8 +987,8 @@ static int sframe_shared_build(const void *data,
 /*
  * The table of the section @ph of @file, whose key is @key: one in use,
  * shared, or a new one, built from a copy of the section read from the
- * page cache (freed once the table is built), and from the .eh_frame
- * that @eh says, if set.
+ * page cache (freed once the table is built).
+ * With @eh, from the .eh_frame that it says too.
  */
 static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 			     const struct sframe_file_key *key,
@@ -1028,7 +1029,6 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 	*tp = sframe_shared_add(t);
 	return 0;
 }
-
 
 /* Is [start, start + size) inside a read-only PT_LOAD segment? */
 static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
@@ -1163,7 +1163,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	/* The file of the mapping: a stacked file system maps its lower one. */
 	sframe_file_key(&key, d_real_inode(file->f_path.dentry), sframe,
 			sframe->p_vaddr - lo, hi - lo);
-	key.eh_frame = !!eh;
+	key.variant = !!eh;
 	ret = sframe_shared_get(file, sframe, &key, eh ? &src : NULL, &shared);
 	/* Too large for a table, or no memory: walks end at its frames. */
 	if (ret == -E2BIG || ret == -ENOMEM)

@@ -68,6 +68,7 @@ static inline bool arch_unwind_user_vdso_base(struct mm_struct *mm,
 	*base = (unsigned long)READ_ONCE(mm->context.vdso);
 	return true;
 }
+
 #define arch_unwind_user_vdso_base arch_unwind_user_vdso_base
 
 /* The return address is never in a register at a sample on x86. */

@@ -92,12 +92,8 @@ FIXTURE_VARIANT(eh_frame) {
 
 FIXTURE_VARIANT_ADD(eh_frame, on) { .on = 1, .mode = "" };
 FIXTURE_VARIANT_ADD(eh_frame, off) { .on = 0, .mode = "" };
-FIXTURE_VARIANT_ADD(eh_frame, fill_on) {
-	.on = 1, .mode = "", .exe = "eh_fill_wl"
-};
-FIXTURE_VARIANT_ADD(eh_frame, fill_off) {
-	.on = 0, .mode = "", .exe = "eh_fill_wl"
-};
+FIXTURE_VARIANT_ADD(eh_frame, fill_on) { .on = 1, .mode = "", .exe = "eh_fill_wl" };
+FIXTURE_VARIANT_ADD(eh_frame, fill_off) { .on = 0, .mode = "", .exe = "eh_fill_wl" };
 #ifdef __x86_64__
 FIXTURE_VARIANT_ADD(eh_frame, csr) { .on = 1, .mode = "csr" };
 #endif
@@ -129,11 +125,9 @@ TEST_F(eh_frame, chain)
 	long converted;
 	struct wl_run w;
 
-	if (variant->exe) {
-		ASSERT_EQ(0, self_dir_file(exe, sizeof(exe), variant->exe));
-	} else {
-		ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	}
+	ASSERT_EQ(0, variant->exe ?
+		     self_dir_file(exe, sizeof(exe), variant->exe) :
+		     self_path(exe, sizeof(exe)));
 	diag_env(exe);
 	ASSERT_EQ(!!variant->exe, elf_has_sframe(exe));
 #ifdef __x86_64__

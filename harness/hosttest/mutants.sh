@@ -63,7 +63,7 @@ table-func-starts-lost~\tb->funcs[b->nr_funcs++] = start;~\tb->nr_funcs++;
 table-text-size-span~\tr->text_size = min_t(u64, text_size, (u64)nr_blocks << block_shift);~\tr->text_size = text_size;
 merge-second-first~\t\tif (ra != SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_rule(m, pc, &a->rules[ra]);~\t\tif (ra != SFRAME_RULE_NONE && rb == SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_rule(m, pc, &a->rules[ra]);
 merge-second-funcs-all~\t\t\tif (!sframe_build_no_rule(a, f, f + 1))\n\t\t\t\tcontinue;\n~
-no-rule-row-inside~\treturn n == b->nr_rows || b->pc[n] >= end;~\treturn true;
+no-rule-row-inside~\treturn n == b->nr_rows || b->pc[n] >= end;~\treturn n == b->nr_rows || b->pc[n] >= end - end + start;
 lookup-block-end-wrong~\tu32 hi = r->blocks[(off >> r->block_shift) + 1];~\tu32 hi = r->blocks[(off >> r->block_shift) + 1] - 1;~h
 lookup-scan-exclusive~\twhile (r->pc[lo] <= off)~\twhile (r->pc[lo] < off)~h
 lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn NULL;\n~~h

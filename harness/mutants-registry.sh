@@ -51,7 +51,8 @@ ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 # tables kept after their last mapping (kept-not-reused, kept-not-shrunk,
 # kept-list-not-allocated: a table built in a cgroup's task),
 # the callee-saved register the walk follows (csr-not-followed) and the
-# .eh_frame rows that fill an SFrame table's gaps (eh-fill-off) have
+# .eh_frame rows that fill an SFrame table's gaps (eh-fill-off) and the
+# x86-64 vDSO's table (vdso-no-table) have
 # their
 # own mutants; the decoder's table building is judged by the host tests
 # (harness/hosttest/mutants.sh).
@@ -86,6 +87,7 @@ MUTANTS=(
 "csr-not-followed@kernel/unwind/user.c@'\tif (frame->csr == UNWIND_USER_CSR_SAVED)'@'\tif (0)'@unwind_eh_frame"
 "eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
+"vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (sframe_vdso_hint(mm, ip, first, last, hint))\n\t\t\treturn 0;\n'@''@unwind_eh_frame"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

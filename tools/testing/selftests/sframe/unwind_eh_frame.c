@@ -18,9 +18,15 @@
  * has the shape of glibc's lazy binding trampoline (the stack realigned,
  * the CFA on RBX) and csr_mid saves RBX and uses it: its chains must be
  * complete too, from where csr_mid saved the trampoline's RBX.
+ *
+ * vdso (x86_64): main -> vdso_c -> clock_gettime() in the C library ->
+ * the vDSO, whose .eh_frame the kernel converts at boot: the chains of the
+ * samples in the vDSO must be complete, at its functions' first
+ * instructions too, where its frame pointer is not set up yet.
  */
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "sampler.h"
@@ -70,6 +76,19 @@ noinline __noclone void csr_mid(void)
 	wl_use(frame);
 }
 
+static const char *const expect_vdso[] = {
+	"@[vdso]", "@libc.so", "vdso_c", "main", CHAIN_END
+};
+
+/* Reads the clock through the vDSO until told to stop. */
+noinline __noclone void vdso_c(void)
+{
+	struct timespec ts;
+
+	while (!workload_stop)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+}
+
 noinline __noclone void csr_a(void)
 {
 	char frame[16];
@@ -96,6 +115,7 @@ FIXTURE_VARIANT_ADD(eh_frame, fill_on) { .on = 1, .mode = "", .exe = "eh_fill_wl
 FIXTURE_VARIANT_ADD(eh_frame, fill_off) { .on = 0, .mode = "", .exe = "eh_fill_wl" };
 #ifdef __x86_64__
 FIXTURE_VARIANT_ADD(eh_frame, csr) { .on = 1, .mode = "csr" };
+FIXTURE_VARIANT_ADD(eh_frame, vdso) { .on = 1, .mode = "vdso" };
 #endif
 
 FIXTURE_SETUP(eh_frame)
@@ -131,9 +151,12 @@ TEST_F(eh_frame, chain)
 	diag_env(exe);
 	ASSERT_EQ(!!variant->exe, elf_has_sframe(exe));
 #ifdef __x86_64__
-	if (*variant->mode) {
+	if (!strcmp(variant->mode, "csr")) {
 		ex = expect_csr;
 		depth = ARRAY_SIZE(expect_csr);
+	} else if (!strcmp(variant->mode, "vdso")) {
+		ex = expect_vdso;
+		depth = ARRAY_SIZE(expect_vdso);
 	}
 #endif
 	converted = sframe_stat("eh_frame_converted");
@@ -163,6 +186,10 @@ int main(int argc, char **argv)
 #ifdef __x86_64__
 		if (!strcmp(mode, "csr")) {
 			csr_a();
+			return 0;
+		}
+		if (!strcmp(mode, "vdso")) {
+			vdso_c();
 			return 0;
 		}
 #endif

@@ -17,6 +17,7 @@
  * ones, the index of the first incomplete one (the miss) and the number of
  * leaf samples after it until the first complete one.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,11 @@ static int complete(const struct sample *s)
 	return 1;
 }
 
+static bool never(struct wl_run *w, void *arg)
+{
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long runs_ok = 0, leaf_all = 0, complete_all = 0;
@@ -71,7 +77,6 @@ int main(int argc, char **argv)
 	sampler_get_opts(&o);
 	o.period_ns = atol(argv[2]);
 	o.run_ms = atoi(argv[3]);
-	o.warmup_ns = 0;
 
 	for (r = 0; r < runs; r++) {
 		char *const wargv[] = { exe, WL_ARG, NULL };
@@ -80,7 +85,9 @@ int main(int argc, char **argv)
 		struct wl_run w;
 		size_t i;
 
-		if (wl_start(&w, exe, wargv, &o) || wl_phase(&w, o.run_ms) ||
+		/* a run of RUN_MS: wl_run_until()'s bound */
+		if (wl_start(&w, exe, wargv, &o) ||
+		    wl_run_until(&w, o.run_ms, never, NULL) != -ETIMEDOUT ||
 		    wl_finish(&w)) {
 			fprintf(stderr, "cold: run %d: sampling failed\n", r);
 			wl_cleanup(&w);

@@ -45,7 +45,6 @@
 /* how often a phase looks at what it has collected */
 #define GOAL_CHECK_MS		200
 #define GOAL_THREADS		64
-#define WARMUP_KEYS		64
 #define HIST_KEYS		32
 #define HIST_SHOW		3
 
@@ -171,7 +170,6 @@ void sampler_get_opts(struct sampler_opts *o)
 	o->period_ns = env_ulong("UNWIND_PERIOD_NS", 100000, 1000);
 	o->run_ms = env_ulong("UNWIND_RUN_MS", 0, 0);
 	o->max_ms = env_ulong("UNWIND_MAX_MS", 30000, 1000);
-	o->warmup_ns = env_ulong("UNWIND_WARMUP_MS", 0, 0) * 1000000ULL;
 	o->min_leaf = env_ulong("UNWIND_MIN_LEAF", 200, 1);
 	o->no_callchain = false;
 }
@@ -597,7 +595,10 @@ static int buf_mmap(struct sampler_buf *b, unsigned int pages)
 	return 0;
 }
 
-int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o)
+static void sampler_close(struct sampler *s);
+
+static int sampler_open(struct sampler *s, pid_t pid,
+			const struct sampler_opts *o)
 {
 	struct perf_event_attr attr;
 	unsigned int pages;
@@ -756,7 +757,7 @@ static void buf_drain(struct sampler *s, struct sampler_buf *b)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void sampler_drain(struct sampler *s)
+static void sampler_drain(struct sampler *s)
 {
 	int i;
 
@@ -973,7 +974,7 @@ int sampler_decode(struct sampler *s)
 	return 0;
 }
 
-void sampler_close(struct sampler *s)
+static void sampler_close(struct sampler *s)
 {
 	struct sampler_elf *e;
 	int i;
@@ -1092,36 +1093,10 @@ enum chain_match chain_match(const struct sample *smp,
 	return CHAIN_COMPLETE;
 }
 
-struct warmup_key {
-	pid_t tid;
-	unsigned int gen;
-	uint64_t t0;
-};
-
-/* Is this leaf sample within warmup_ns of its thread's first one? */
-static bool in_warmup(struct warmup_key *keys, unsigned int *nr_keys,
-		      const struct sample *smp, uint64_t warmup_ns)
-{
-	unsigned int i;
-
-	for (i = 0; i < *nr_keys; i++)
-		if (keys[i].tid == smp->tid && keys[i].gen == smp->gen)
-			return smp->time < keys[i].t0 + warmup_ns;
-	if (*nr_keys < WARMUP_KEYS) {
-		keys[*nr_keys].tid = smp->tid;
-		keys[*nr_keys].gen = smp->gen;
-		keys[*nr_keys].t0 = smp->time;
-		(*nr_keys)++;
-	}
-	return warmup_ns > 0;
-}
-
 void chain_count(const struct sampler *s, const struct sample_filter *f,
 		 const char *const *expect, unsigned int depth,
-		 uint64_t warmup_ns, struct chain_stats *st)
+		 struct chain_stats *st)
 {
-	struct warmup_key keys[WARMUP_KEYS];
-	unsigned int nr_keys = 0;
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
@@ -1133,10 +1108,6 @@ void chain_count(const struct sampler *s, const struct sample_filter *f,
 		st->total++;
 		if (!smp->nr || !frame_is(smp, 0, expect[0]))
 			continue;
-		if (in_warmup(keys, &nr_keys, smp, warmup_ns)) {
-			st->warmup++;
-			continue;
-		}
 		st->leaf++;
 		switch (chain_match(smp, expect, depth)) {
 		case CHAIN_COMPLETE:
@@ -1204,15 +1175,12 @@ struct hist_entry {
 };
 
 /*
- * Print the most frequent chains of the leaf samples (warm-up excluded),
+ * Print the most frequent chains of the leaf samples,
  * complete ones included: they show what lies beyond the expected part.
  */
 static void chain_hist(const struct sampler *s, const struct sample_filter *f,
-		       const char *const *expect, unsigned int depth,
-		       uint64_t warmup_ns)
+		       const char *const *expect, unsigned int depth)
 {
-	struct warmup_key keys[WARMUP_KEYS];
-	unsigned int nr_keys = 0;
 	struct hist_entry *h;
 	unsigned int nr = 0, i, j, shown;
 	unsigned long other = 0;
@@ -1226,8 +1194,7 @@ static void chain_hist(const struct sampler *s, const struct sample_filter *f,
 		const struct sample *smp = &s->samples[k];
 
 		if (!filter_match(f, smp) || !smp->nr ||
-		    !frame_is(smp, 0, expect[0]) ||
-		    in_warmup(keys, &nr_keys, smp, warmup_ns))
+		    !frame_is(smp, 0, expect[0]))
 			continue;
 		chain_format(smp, depth + 2, buf, sizeof(buf));
 		for (i = 0; i < nr; i++)
@@ -1270,7 +1237,7 @@ bool chain_report(const char *label, const struct sampler *s,
 	unsigned int i;
 	bool ok;
 
-	chain_count(s, f, expect, depth, o->warmup_ns, st);
+	chain_count(s, f, expect, depth, st);
 	ok = chain_is_complete(st, o);
 
 	for (i = 0; i < depth && off < sizeof(want); i++)
@@ -1279,13 +1246,13 @@ bool chain_report(const char *label, const struct sampler *s,
 				strcmp(expect[i], CHAIN_END) ? expect[i] :
 				"[C library entry frames, _start] (end)");
 	diag("%s: expect %s\n", label, want);
-	diag("%s: %lu/%lu complete (%.1f%%) [%lu samples, %lu warm-up, %llu lost]%s\n",
+	diag("%s: %lu/%lu complete (%.1f%%) [%lu samples, %llu lost]%s\n",
 	     label, st->complete, st->leaf,
 	     st->leaf ? 100.0 * st->complete / st->leaf : 0.0,
-	     st->total, st->warmup, (unsigned long long)s->lost,
+	     st->total, (unsigned long long)s->lost,
 	     st->leaf < o->min_leaf ? " (too few leaf samples)" : "");
 	if (st->leaf)
-		chain_hist(s, f, expect, depth, o->warmup_ns);
+		chain_hist(s, f, expect, depth);
 	return ok;
 }
 
@@ -1380,24 +1347,6 @@ static bool wl_reap(struct wl_run *w)
 	return w->exited;
 }
 
-int wl_phase(struct wl_run *w, unsigned int ms)
-{
-	uint64_t end = now_ms() + ms;
-
-	while (now_ms() < end) {
-		sampler_drain(&w->s);
-		if (wl_reap(w)) {
-			diag("workload exited early (status 0x%x)\n",
-			     w->status);
-			return -ECHILD;
-		}
-		sleep_ms(POLL_MS);
-	}
-	sampler_drain(&w->s);
-	kill(-w->pid, SIGUSR1);
-	return 0;
-}
-
 /* Leaf samples of @g so far: in all threads, or in the @g->threads-th best. */
 static unsigned long goal_count(const struct sampler *s,
 				const struct phase_goal *g)
@@ -1450,44 +1399,16 @@ static int wl_poll(struct wl_run *w)
 	return 0;
 }
 
-int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
-		   const struct phase_goal *goals, unsigned int nr_goals)
+/*
+ * Drain the buffers until @enough() (asked every GOAL_CHECK_MS, after
+ * @min_ms) says so or @max_ms have passed; then send the workload SIGUSR1.
+ */
+static int wl_collect(struct wl_run *w, unsigned int min_ms,
+		      unsigned int max_ms,
+		      bool (*enough)(struct wl_run *w, void *arg), void *arg)
 {
-	uint64_t start = now_ms(), next = start + o->run_ms, now;
-	unsigned int i;
-
-	for (;;) {
-		if (wl_poll(w))
-			return -ECHILD;
-		now = now_ms();
-		if (now < next)
-			continue;
-		if (now - start >= o->max_ms) {
-			diag("phase ended at its bound, %u ms, without enough samples\n",
-			     o->max_ms);
-			break;
-		}
-		next = now + GOAL_CHECK_MS;
-		if (sampler_decode(&w->s))
-			continue;
-		for (i = 0; i < nr_goals; i++)
-			if (goal_count(&w->s, &goals[i]) < o->min_leaf)
-				break;
-		if (i == nr_goals) {
-			diag("phase: enough samples after %llu ms\n",
-			     (unsigned long long)(now - start));
-			break;
-		}
-	}
-	sampler_drain(&w->s);
-	kill(-w->pid, SIGUSR1);
-	return 0;
-}
-
-int wl_run_until(struct wl_run *w, unsigned int max_ms,
-		 bool (*enough)(struct wl_run *w, void *arg), void *arg)
-{
-	uint64_t start = now_ms(), next = start + GOAL_CHECK_MS, now;
+	uint64_t start = now_ms(), next = start + (min_ms ?: GOAL_CHECK_MS);
+	uint64_t now;
 	int ret = -ETIMEDOUT;
 
 	for (;;) {
@@ -1498,11 +1419,13 @@ int wl_run_until(struct wl_run *w, unsigned int max_ms,
 			continue;
 		next = now + GOAL_CHECK_MS;
 		if (enough(w, arg)) {
+			diag("enough samples after %llu ms\n",
+			     (unsigned long long)(now - start));
 			ret = 0;
 			break;
 		}
 		if (now - start >= max_ms) {
-			diag("ended at the bound, %u ms, without enough events\n",
+			diag("ended at the bound, %u ms, without enough samples\n",
 			     max_ms);
 			break;
 		}
@@ -1512,12 +1435,39 @@ int wl_run_until(struct wl_run *w, unsigned int max_ms,
 	return ret;
 }
 
-int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,
-		  const struct sample_filter *f, const char *leaf)
-{
-	struct phase_goal g = { .f = *f, .leaf = leaf };
+struct goals {
+	const struct phase_goal *g;
+	unsigned int nr;
+	unsigned long min_leaf;
+};
 
-	return wl_phase_until(w, o, &g, 1);
+static bool goals_met(struct wl_run *w, void *arg)
+{
+	const struct goals *gs = arg;
+	unsigned int i;
+
+	if (sampler_decode(&w->s))
+		return false;
+	for (i = 0; i < gs->nr; i++)
+		if (goal_count(&w->s, &gs->g[i]) < gs->min_leaf)
+			return false;
+	return true;
+}
+
+int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
+		   const struct phase_goal *goals, unsigned int nr_goals)
+{
+	struct goals gs = { goals, nr_goals, o->min_leaf };
+	int ret = wl_collect(w, o->run_ms, o->max_ms, goals_met, &gs);
+
+	/* a phase that ended at its bound is judged by the checks */
+	return ret == -ETIMEDOUT ? 0 : ret;
+}
+
+int wl_run_until(struct wl_run *w, unsigned int max_ms,
+		 bool (*enough)(struct wl_run *w, void *arg), void *arg)
+{
+	return wl_collect(w, 0, max_ms, enough, arg);
 }
 
 int wl_finish(struct wl_run *w)
@@ -1556,45 +1506,6 @@ void wl_cleanup(struct wl_run *w)
 		w->exited = true;
 	}
 	sampler_close(&w->s);
-}
-
-int wl_sample(struct wl_run *w, char *const argv[], const char *leaf,
-	      struct sample_filter *f, struct sampler_opts *o)
-{
-	int ret;
-
-	sampler_get_opts(o);
-	ret = wl_start(w, argv[0], argv, o);
-	if (ret) {
-		diag("cannot start %s: %s\n", argv[0], strerror(-ret));
-		return ret;
-	}
-	f->pid = w->pid;
-	ret = wl_phase_leaf(w, o, f, leaf);
-	if (wl_finish(w) && !ret)
-		ret = -EIO;
-	if (!wl_exit_ok(w)) {
-		diag("workload did not exit cleanly (status 0x%x)\n",
-		     w->status);
-		if (!ret)
-			ret = -ECHILD;
-	}
-	return ret;
-}
-
-bool wl_chain_test(const char *label, char *const argv[],
-		   const char *const *expect, unsigned int depth)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	struct wl_run w;
-	bool ok;
-
-	ok = !wl_sample(&w, argv, expect[0], &f, &o);
-	ok = chain_report(label, &w.s, &f, expect, depth, &o, &st) && ok;
-	wl_cleanup(&w);
-	return ok;
 }
 
 /* ------------------------------------------------------------------ */

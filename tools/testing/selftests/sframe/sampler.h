@@ -16,8 +16,6 @@
  *   UNWIND_RUN_MS     shortest sampled workload phase (default 0)
  *   UNWIND_MAX_MS     longest phase (default 30000): a phase collects until
  *                     each of its goals has UNWIND_MIN_LEAF leaf samples
- *   UNWIND_WARMUP_MS  samples ignored after a thread's first leaf sample
- *                     (default 0: none)
  *   UNWIND_MIN_LEAF   minimum number of leaf samples per check (default 200)
  */
 #ifndef __SFRAME_SELFTEST_SAMPLER_H
@@ -45,7 +43,7 @@
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
 #define RECOVER_SYSCTL		"/proc/sys/kernel/unwind_user_recover"
 #define EH_FRAME_SYSCTL		"/proc/sys/kernel/unwind_user_eh_frame"
-#define UNWIND_COMPLETE_PCT	95
+#define UNWIND_COMPLETE_PCT	99
 
 /* Frames kept per sample: enough for the expected chains plus context. */
 #define SAMPLE_MAX_FRAMES	16
@@ -57,7 +55,6 @@ struct sampler_opts {
 	uint64_t period_ns;	/* sample period (a tracepoint: every hit) */
 	unsigned int run_ms;
 	unsigned int max_ms;
-	uint64_t warmup_ns;
 	unsigned long min_leaf;
 	/* track mappings only: no call chains, so not a collector itself */
 	bool no_callchain;
@@ -136,17 +133,14 @@ struct chain_stats {
 	unsigned long leaf;	/* samples whose leaf is the expected leaf */
 	unsigned long complete;	/* ... starting with the whole sequence */
 	unsigned long truncated; /* ... shorter, but right as far as it goes */
-	unsigned long warmup;	/* leaf samples ignored as warm-up */
 	unsigned long total;	/* samples matching the filter */
 	uint64_t first_complete; /* time of the first complete one, or 0 */
 	uint64_t last_truncated; /* time of the last truncated one, or 0 */
 };
 
 void sampler_get_opts(struct sampler_opts *o);
-int sampler_open(struct sampler *s, pid_t pid, const struct sampler_opts *o);
-void sampler_drain(struct sampler *s);
+/* Decode the records read so far into samples: 0 or -errno. */
 int sampler_decode(struct sampler *s);
-void sampler_close(struct sampler *s);
 /*
  * After sampler_decode(): add a sample of @pid with the user call chain
  * @ips (leaf first) that another consumer (ftrace, a BPF program) reported,
@@ -178,7 +172,7 @@ enum chain_match chain_match(const struct sample *smp,
 void sample_print(const struct sample *smp);
 void chain_count(const struct sampler *s, const struct sample_filter *f,
 		 const char *const *expect, unsigned int depth,
-		 uint64_t warmup_ns, struct chain_stats *st);
+		 struct chain_stats *st);
 bool chain_report(const char *label, const struct sampler *s,
 		  const struct sample_filter *f, const char *const *expect,
 		  unsigned int depth, const struct sampler_opts *o,
@@ -214,36 +208,24 @@ struct phase_goal {
 	unsigned int threads;
 };
 
-int wl_phase(struct wl_run *w, unsigned int ms);
 /*
- * Run until @enough(@w, @arg) says so, asked every 200 ms, or for @max_ms;
- * then stop the workload (SIGUSR1).  0, -ETIMEDOUT or -ECHILD (the
- * workload exited).
+ * Collect until each of @goals has o->min_leaf leaf samples, for o->run_ms
+ * at least and o->max_ms at most; then tell the workload to go on
+ * (SIGUSR1).  0, or -ECHILD if the workload exited.
+ */
+int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
+		   const struct phase_goal *goals, unsigned int nr_goals);
+/*
+ * Collect until @enough(@w, @arg) says so, asked every 200 ms, or for
+ * @max_ms; then stop the workload (SIGUSR1).  0, -ETIMEDOUT or -ECHILD
+ * (the workload exited).
  */
 int wl_run_until(struct wl_run *w, unsigned int max_ms,
 		 bool (*enough)(struct wl_run *w, void *arg), void *arg);
-int wl_phase_until(struct wl_run *w, const struct sampler_opts *o,
-		   const struct phase_goal *goals, unsigned int nr_goals);
-int wl_phase_leaf(struct wl_run *w, const struct sampler_opts *o,
-		  const struct sample_filter *f, const char *leaf);
+/* Wait for the workload's exit (killed after a bound), decode its samples. */
 int wl_finish(struct wl_run *w);
 void wl_cleanup(struct wl_run *w);
 bool wl_exit_ok(const struct wl_run *w);
-/*
- * Start the workload @argv (@argv[0] is its path, with options from
- * sampler_get_opts() in @o), sample it (@f->pid set to it) until it has
- * o->min_leaf samples whose leaf is @leaf, stop it and decode its samples.
- * 0 if it ran and exited cleanly; its samples are in @w either way, for
- * chain_report(); wl_cleanup() it then.
- */
-int wl_sample(struct wl_run *w, char *const argv[], const char *leaf,
-	      struct sample_filter *f, struct sampler_opts *o);
-/*
- * wl_sample() on the samples of the whole workload, then chain_report() of
- * them under @label: true if it ran cleanly and its chains are complete.
- */
-bool wl_chain_test(const char *label, char *const argv[],
-		   const char *const *expect, unsigned int depth);
 
 /* Helpers */
 int self_path(char *buf, size_t len);

@@ -13,8 +13,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
@@ -50,25 +49,22 @@ noinline __noclone void fa(unsigned int n)
 	wl_use(buf);
 }
 
-TEST(sframe_pie)
+TEST_F(sampled, sframe_pie)
 {
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
-	ASSERT_TRUE(wl_chain_test("pie", argv, expect, ARRAY_SIZE(expect)));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
+	ASSERT_TRUE(sampled_chains(self, "pie", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
-TEST(fp_cfa)
+TEST_F(sampled, fp_cfa)
 {
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, "fp_cfa", NULL };
+	char *const argv[] = { self->exe, WL_ARG, "fp_cfa", NULL };
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	ASSERT_TRUE(wl_chain_test("fp_cfa", argv, expect_fp,
-				  ARRAY_SIZE(expect_fp)));
+	ASSERT_TRUE(sampled_chains(self, "fp_cfa", argv, expect_fp,
+				   ARRAY_SIZE(expect_fp), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

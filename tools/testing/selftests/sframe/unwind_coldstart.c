@@ -16,8 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #define PROCESSES	100
@@ -25,41 +24,37 @@
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
+static bool never(struct wl_run *w, void *arg)
+{
+	return false;
+}
+
 /*
  * 100 execs take minutes on a debug kernel under emulation: the guest's
  * per-test limit (settings, scaled for such kernels) ends a hung run.
  */
-FIXTURE(coldstart) {};
-FIXTURE_SETUP(coldstart) {}
-FIXTURE_TEARDOWN(coldstart) {}
-
-TEST_F_TIMEOUT(coldstart, cold_start, 450)
+TEST_F_TIMEOUT(sampled, cold_start, 450)
 {
 	unsigned long leaf = 0, complete = 0, truncated = 0, wrong = 0;
 	unsigned long procs = 0, first_complete = 0;
 	struct { pid_t pid; uint64_t time; int class; } first[PROCESSES * 2];
-	struct sampler_opts o;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, "parent", NULL };
-	struct wl_run w;
+	char *const argv[] = { self->exe, WL_ARG, "parent", NULL };
+	struct wl_run *w = &self->w;
 	unsigned long i, j;
 
-	sampler_get_opts(&o);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	ASSERT_EQ(0, sampled_start(self, argv));
 	/* until the workload is done with its children: it exits */
-	EXPECT_EQ(-ECHILD, wl_phase(&w, 300000));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(-ECHILD, wl_run_until(w, 300000, never, NULL));
+	EXPECT_EQ(0, sampled_finish(self));
 
-	for (i = 0; i < w.s.nr_samples; i++) {
-		const struct sample *smp = &w.s.samples[i];
+	for (i = 0; i < w->s.nr_samples; i++) {
+		const struct sample *smp = &w->s.samples[i];
 		int class;
 
-		if (smp->pid == w.pid || !smp->nr || !smp->sym[0] ||
+		if (smp->pid == w->pid || !smp->nr || !smp->sym[0] ||
 		    strcmp(smp->sym[0], expect[0]))
 			continue;
 		leaf++;
@@ -81,7 +76,6 @@ TEST_F_TIMEOUT(coldstart, cold_start, 450)
 	}
 	for (j = 0; j < procs; j++)
 		first_complete += first[j].class == CHAIN_COMPLETE;
-	wl_cleanup(&w);
 
 	diag("%lu processes sampled in c; their first sample complete in %lu\n",
 	     procs, first_complete);
@@ -89,7 +83,7 @@ TEST_F_TIMEOUT(coldstart, cold_start, 450)
 	     leaf, complete, leaf ? 100.0 * complete / leaf : 0.0, truncated,
 	     wrong);
 	EXPECT_LE(PROCESSES * 9 / 10, procs);
-	EXPECT_LE(o.min_leaf, leaf);
+	EXPECT_LE(self->o.min_leaf, leaf);
 	EXPECT_EQ(0, wrong);
 	EXPECT_LE(leaf * 999, complete * 1000);
 }

@@ -33,8 +33,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -147,57 +146,60 @@ static int perf_open(uint32_t type, uint64_t config, uint64_t period,
 }
 
 /* Start the workload in @mode, the sampler tracking its mappings only. */
-static int start(struct wl_run *w, const char *mode,
-		 const struct sampler_opts *track)
+/*
+ * Start the workload in @mode.  The sampler's event (self->o) tracks its
+ * mappings; unless the test changed it, it is a dummy event and the
+ * consumer under test reports the chains.
+ */
+static int start(struct _test_data_sampled *self, const char *mode)
 {
-	static char exe[PATH_MAX], arg[32];
-	char *const argv[] = { exe, WL_ARG, arg, NULL };
-	struct sampler_opts o;
+	char *const argv[] = { self->exe, WL_ARG, (char *)mode, NULL };
 
-	if (self_path(exe, sizeof(exe)))
-		return -ENOENT;
-	snprintf(arg, sizeof(arg), "%s", mode);
-	if (track) {
-		o = *track;
-	} else {
-		sampler_get_opts(&o);
-		o.ev_config = PERF_COUNT_SW_DUMMY;
-	}
-	return wl_start(w, exe, argv, &o);
+	return sampled_start(self, argv);
 }
 
 /*
- * The verdict on the workload's events (in w->s): with the unwinder on,
- * at least 99% of them show one of the expected chains whole (each of the
- * two writer paths in at least a quarter); off, none does.
+ * The unwinder on or off as @sframe says.  The writes go through write()
+ * of a C library without SFrame data: its callers come from the table of
+ * its .eh_frame.
  */
-static bool judge(const char *label, struct wl_run *w, bool on, bool writer)
+static int unwinder(struct _test_data_sampled *self, int sframe)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct chain_stats sa, sb;
-	struct sampler_opts o;
-	unsigned long total, complete;
+	self->o.ev_config = PERF_COUNT_SW_DUMMY;
+	return sampled_sysctl(self, UNWIND_SYSCTL, sframe) ?:
+	       sampled_sysctl(self, EH_FRAME_SYSCTL, 1);
+}
+
+/*
+ * The verdict on the workload's events (in self->w.s): with the unwinder
+ * on, at least 99% of them show one of the expected chains whole (each of
+ * the two writer paths in at least a quarter); off, none does.
+ */
+static bool judge(struct _test_data_sampled *self, const char *label, bool on,
+		  bool writer)
+{
+	unsigned long total, complete, a;
 	/* off: no chain may even begin with the whole path (no CHAIN_END) */
 	unsigned int cut = !on;
 	bool ok;
 
-	sampler_get_opts(&o);
-	o.min_leaf = 1;
-	f.pid = w->pid;
+	/* every event counts: the leaf is in libc or c, however many */
+	self->o.min_leaf = 1;
 	if (writer) {
-		chain_report("path a", &w->s, &f, path_a,
-			     ARRAY_SIZE(path_a) - cut, &o, &sa);
-		chain_report("path b", &w->s, &f, path_b,
-			     ARRAY_SIZE(path_b) - cut, &o, &sb);
-		total = sa.total;
-		complete = sa.complete + sb.complete;
-		ok = on ? sa.complete * 4 >= total && sb.complete * 4 >= total :
+		sampled_check(self, "path a", path_a, ARRAY_SIZE(path_a) - cut,
+			      CHAINS_REPORT);
+		a = self->st.complete;
+		sampled_check(self, "path b", path_b, ARRAY_SIZE(path_b) - cut,
+			      CHAINS_REPORT);
+		total = self->st.total;
+		complete = a + self->st.complete;
+		ok = on ? a * 4 >= total && self->st.complete * 4 >= total :
 			  true;
 	} else {
-		chain_report("spin", &w->s, &f, spin, ARRAY_SIZE(spin) - cut,
-			     &o, &sa);
-		total = sa.leaf;
-		complete = sa.complete;
+		sampled_check(self, "spin", spin, ARRAY_SIZE(spin) - cut,
+			      CHAINS_REPORT);
+		total = self->st.leaf;
+		complete = self->st.complete;
 		ok = true;
 	}
 	diag("%s: %lu of %lu events with a whole chain (unwinder %s)\n",
@@ -209,45 +211,17 @@ static bool judge(const char *label, struct wl_run *w, bool on, bool writer)
 	return complete == 0;
 }
 
-FIXTURE(consumer) {
-	int saved;
-	int saved_eh;
-};
-
-FIXTURE_VARIANT(consumer) {
+FIXTURE_VARIANT(sampled) {
 	int sframe;
 };
 
-FIXTURE_VARIANT_ADD(consumer, on) {
+FIXTURE_VARIANT_ADD(sampled, on) {
 	.sframe = 1,
 };
 
-FIXTURE_VARIANT_ADD(consumer, off) {
+FIXTURE_VARIANT_ADD(sampled, off) {
 	.sframe = 0,
 };
-
-FIXTURE_SETUP(consumer)
-{
-	self->saved = unwind_sysctl_read();
-	if (self->saved < 0)
-		SKIP(return, "no %s", UNWIND_SYSCTL);
-	ASSERT_EQ(0, unwind_sysctl_write(variant->sframe));
-	/*
-	 * The writes go through write() of a C library without SFrame
-	 * data: its callers come from the table of its .eh_frame.
-	 */
-	self->saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
-	ASSERT_LE(0, self->saved_eh);
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
-}
-
-FIXTURE_TEARDOWN(consumer)
-{
-	if (self->saved >= 0)
-		unwind_sysctl_write(self->saved);
-	if (self->saved_eh >= 0)
-		sysctl_int_write(EH_FRAME_SYSCTL, self->saved_eh);
-}
 
 /* ---- perf_event_open() on a system-call tracepoint ---- */
 
@@ -256,27 +230,23 @@ static bool enough_samples(struct wl_run *w, void *arg)
 	return !sampler_decode(&w->s) && w->s.nr_samples >= MIN_EVENTS;
 }
 
-TEST_F_TIMEOUT(consumer, perf_tracepoint, 300)
+TEST_F_TIMEOUT(sampled, perf_tracepoint, 300)
 {
-	struct sampler_opts o;
-	struct wl_run w;
 	long id;
 
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
 	if (!tracefs_ready())
 		SKIP(return, "no syscalls:sys_enter_write tracepoint");
 	id = tracepoint_id("syscalls/sys_enter_write");
 	ASSERT_LE(0, id);
-	sampler_get_opts(&o);
-	o.ev_type = PERF_TYPE_TRACEPOINT;
-	o.ev_config = id;
-	o.period_ns = 1;
-	ASSERT_EQ(0, start(&w, "writer", &o));
-	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_samples, NULL));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-	EXPECT_TRUE(judge("perf_event_open(syscalls:sys_enter_write)", &w,
+	self->o.ev_type = PERF_TYPE_TRACEPOINT;
+	self->o.ev_config = id;
+	self->o.period_ns = 1;
+	ASSERT_EQ(0, start(self, "writer"));
+	EXPECT_EQ(0, wl_run_until(&self->w, MAX_MS, enough_samples, NULL));
+	EXPECT_EQ(0, sampled_finish(self));
+	EXPECT_TRUE(judge(self, "perf_event_open(syscalls:sys_enter_write)",
 			  variant->sframe, true));
-	wl_cleanup(&w);
 }
 
 /* ---- ftrace userstacktrace ---- */
@@ -353,12 +323,12 @@ static bool enough_ftrace(struct wl_run *w, void *arg)
 }
 
 /* Trace @event (enabled under the instance) with user stacks. */
-static void ftrace_case(struct __test_metadata *_metadata, const char *event,
-			bool on)
+static void ftrace_case(struct __test_metadata *_metadata,
+			struct _test_data_sampled *self, const char *event, bool on)
 {
 	struct ftrace_run r = { 0 };
 	char path[PATH_MAX], filter[64];
-	struct wl_run w;
+	struct wl_run *w = &self->w;
 	size_t i;
 
 	rmdir(INSTANCE);
@@ -366,40 +336,40 @@ static void ftrace_case(struct __test_metadata *_metadata, const char *event,
 	ASSERT_EQ(0, put(INSTANCE "/options/userstacktrace", "1", 0));
 	/* a few thousand events: cheap to read again at every poll */
 	ASSERT_EQ(0, put(INSTANCE "/buffer_size_kb", "512", 0));
-	ASSERT_EQ(0, start(&w, "writer", NULL));
+	ASSERT_EQ(0, start(self, "writer"));
 	/*
 	 * The workload's events only, by the event's own filter (not by
 	 * set_event_pid, which hooks the scheduler's tracepoints and patches
 	 * their call sites while other CPUs run them).
 	 */
-	r.pid = w.pid;
-	snprintf(filter, sizeof(filter), "common_pid == %d", w.pid);
+	r.pid = w->pid;
+	snprintf(filter, sizeof(filter), "common_pid == %d", w->pid);
 	snprintf(path, sizeof(path), INSTANCE "/events/%s/filter", event);
 	EXPECT_EQ(0, put(path, filter, 0));
 	snprintf(path, sizeof(path), INSTANCE "/events/%s/enable", event);
 	EXPECT_EQ(0, put(path, "1", 0));
-	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_ftrace, &r));
+	EXPECT_EQ(0, wl_run_until(w, MAX_MS, enough_ftrace, &r));
 	put(INSTANCE "/tracing_on", "0", 0);
 	put(path, "0", 0);
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(0, sampled_finish(self));
 	ftrace_read(&r);
 	for (i = 0; i < r.events; i++)
-		sampler_add_chain(&w.s, w.pid, &r.frames[i * MAX_FRAMES],
+		sampler_add_chain(&w->s, w->pid, &r.frames[i * MAX_FRAMES],
 				  r.nr[i]);
 	snprintf(path, sizeof(path), "ftrace userstacktrace (%s)", event);
-	EXPECT_TRUE(judge(path, &w, on, true));
-	wl_cleanup(&w);
+	EXPECT_TRUE(judge(self, path, on, true));
 	free(r.frames);
 	free(r.nr);
 	rmdir(INSTANCE);
 }
 
-TEST_F_TIMEOUT(consumer, ftrace_syscall, 300)
+TEST_F_TIMEOUT(sampled, ftrace_syscall, 300)
 {
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
 	if (!tracefs_ready())
 		SKIP(return, "no syscalls:sys_enter_write event");
-	ftrace_case(_metadata, "syscalls/sys_enter_write", variant->sframe);
+	ftrace_case(_metadata, self, "syscalls/sys_enter_write",
+		    variant->sframe);
 }
 
 /*
@@ -473,14 +443,14 @@ static bool enough_first(struct wl_run *w, void *arg)
 	return r->nr >= FIRST_PROCS;
 }
 
-TEST_F_TIMEOUT(consumer, ftrace_first_event, 300)
+TEST_F_TIMEOUT(sampled, ftrace_first_event, 300)
 {
 	struct first_run r = { .self = getpid() };
-	struct sampler_opts o;
 	unsigned int i, complete = 0;
-	struct wl_run w;
+	struct wl_run *w = &self->w;
 	char arg[32];
 
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
 	if (!tracefs_ready())
 		SKIP(return, "no syscalls:sys_enter_write event");
 	rmdir(INSTANCE);
@@ -488,23 +458,20 @@ TEST_F_TIMEOUT(consumer, ftrace_first_event, 300)
 	ASSERT_EQ(0, put(INSTANCE "/options/userstacktrace", "1", 0));
 	ASSERT_EQ(0, put(INSTANCE "/events/syscalls/sys_enter_write/enable",
 			 "1", 0));
-	sampler_get_opts(&o);
-	o.ev_config = PERF_COUNT_SW_DUMMY;
-	o.no_callchain = true;
+	self->o.no_callchain = true;
 	snprintf(arg, sizeof(arg), "spawn:%d", FIRST_PROCS);
-	ASSERT_EQ(0, start(&w, arg, &o));
-	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_first, &r));
+	ASSERT_EQ(0, start(self, arg));
+	EXPECT_EQ(0, wl_run_until(w, MAX_MS, enough_first, &r));
 	put(INSTANCE "/tracing_on", "0", 0);
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(0, sampled_finish(self));
 	first_read(&r);
 	for (i = 0; i < r.nr; i++) {
 		const struct sample *smp;
 		enum chain_match m;
 
-		if (sampler_add_chain(&w.s, r.pid[i], r.frames[i], r.depth[i]))
+		if (sampler_add_chain(&w->s, r.pid[i], r.frames[i], r.depth[i]))
 			continue;
-		smp = &w.s.samples[w.s.nr_samples - 1];
+		smp = &w->s.samples[w->s.nr_samples - 1];
 		m = chain_match(smp, path_a, ARRAY_SIZE(path_a));
 		complete += m == CHAIN_COMPLETE;
 		if (m != CHAIN_COMPLETE || i == 0)
@@ -514,18 +481,19 @@ TEST_F_TIMEOUT(consumer, ftrace_first_event, 300)
 	     complete, r.nr, variant->sframe ? "on" : "off");
 	EXPECT_EQ(FIRST_PROCS, r.nr);
 	EXPECT_EQ(variant->sframe ? r.nr : 0, complete);
-	wl_cleanup(&w);
 	rmdir(INSTANCE);
 }
 
-TEST_F_TIMEOUT(consumer, ftrace_kprobe, 300)
+TEST_F_TIMEOUT(sampled, ftrace_kprobe, 300)
 {
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
 	if (!tracefs_ready() || access(TRACEFS "/kprobe_events", W_OK))
 		SKIP(return, "no kprobe events");
 	put(TRACEFS "/kprobe_events", "-:" KPROBE_GROUP "/vfs_write", O_APPEND);
 	ASSERT_EQ(0, put(TRACEFS "/kprobe_events",
 			 "p:" KPROBE_GROUP "/vfs_write vfs_write", O_APPEND));
-	ftrace_case(_metadata, KPROBE_GROUP "/vfs_write", variant->sframe);
+	ftrace_case(_metadata, self, KPROBE_GROUP "/vfs_write",
+		    variant->sframe);
 	put(TRACEFS "/kprobe_events", "-:" KPROBE_GROUP "/vfs_write", O_APPEND);
 }
 
@@ -683,33 +651,31 @@ static bool enough_bpf(struct wl_run *w, void *arg)
 	bpf_drain(r);
 	bpf_symbolize(r, w);
 	f.pid = w->pid;
-	chain_count(&w->s, &f, spin, ARRAY_SIZE(spin), 0, &st);
+	chain_count(&w->s, &f, spin, ARRAY_SIZE(spin), &st);
 	return (r->writer ? st.total : st.leaf) >= MIN_EVENTS;
 }
 
 /* Run @prog on @type/@config events of the workload in @mode. */
-static void bpf_case(struct __test_metadata *_metadata, struct bpf_run *r,
+static void bpf_case(struct __test_metadata *_metadata,
+		     struct _test_data_sampled *self, struct bpf_run *r,
 		     int prog, uint32_t type, uint64_t config, uint64_t period,
 		     const char *mode, const char *label, bool on)
 {
-	struct wl_run w;
 	int ev;
 
 	ASSERT_LE(0, prog);
 	r->writer = !strcmp(mode, "writer");
-	ASSERT_EQ(0, start(&w, mode, NULL));
-	ev = perf_open(type, config, period, w.pid);
+	ASSERT_EQ(0, start(self, mode));
+	ev = perf_open(type, config, period, self->w.pid);
 	ASSERT_LE(0, ev);
 	ASSERT_EQ(0, ioctl(ev, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(ev, PERF_EVENT_IOC_ENABLE, 0));
-	EXPECT_EQ(0, wl_run_until(&w, MAX_MS, enough_bpf, r));
+	EXPECT_EQ(0, wl_run_until(&self->w, MAX_MS, enough_bpf, r));
 	close(ev);
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	EXPECT_EQ(0, sampled_finish(self));
 	bpf_drain(r);
-	bpf_symbolize(r, &w);
-	EXPECT_TRUE(judge(label, &w, on, r->writer));
-	wl_cleanup(&w);
+	bpf_symbolize(r, &self->w);
+	EXPECT_TRUE(judge(self, label, on, r->writer));
 	free(r->stacks);
 }
 
@@ -770,7 +736,8 @@ static int get_stackid_prog(uint32_t type, int stackmap, int queue)
  * bpf_get_stack(): on sys_enter_write of the writer (@tracepoint), or on
  * cpu-clock samples of the spin.
  */
-static void bpf_test(struct __test_metadata *_metadata, bool stackid,
+static void bpf_test(struct __test_metadata *_metadata,
+		     struct _test_data_sampled *self, bool stackid,
 		     bool tracepoint, bool on)
 {
 	struct bpf_run r = { .stackmap = -1 };
@@ -808,10 +775,10 @@ static void bpf_test(struct __test_metadata *_metadata, bool stackid,
 						   BPF_PROG_TYPE_PERF_EVENT,
 				      r.queue);
 	if (tracepoint)
-		bpf_case(_metadata, &r, prog, PERF_TYPE_TRACEPOINT, id, 1,
+		bpf_case(_metadata, self, &r, prog, PERF_TYPE_TRACEPOINT, id, 1,
 			 "writer", label, on);
 	else
-		bpf_case(_metadata, &r, prog, PERF_TYPE_SOFTWARE,
+		bpf_case(_metadata, self, &r, prog, PERF_TYPE_SOFTWARE,
 			 PERF_COUNT_SW_CPU_CLOCK, 100000, "", label, on);
 	close(prog);
 	if (r.stackmap >= 0)
@@ -819,19 +786,22 @@ static void bpf_test(struct __test_metadata *_metadata, bool stackid,
 	close(r.queue);
 }
 
-TEST_F_TIMEOUT(consumer, bpf_perf_event_stack, 300)
+TEST_F_TIMEOUT(sampled, bpf_perf_event_stack, 300)
 {
-	bpf_test(_metadata, false, false, variant->sframe);
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
+	bpf_test(_metadata, self, false, false, variant->sframe);
 }
 
-TEST_F_TIMEOUT(consumer, bpf_tracepoint_stack, 300)
+TEST_F_TIMEOUT(sampled, bpf_tracepoint_stack, 300)
 {
-	bpf_test(_metadata, false, true, variant->sframe);
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
+	bpf_test(_metadata, self, false, true, variant->sframe);
 }
 
-TEST_F_TIMEOUT(consumer, bpf_tracepoint_stackid, 300)
+TEST_F_TIMEOUT(sampled, bpf_tracepoint_stackid, 300)
 {
-	bpf_test(_metadata, true, true, variant->sframe);
+	ASSERT_EQ(0, unwinder(self, variant->sframe));
+	bpf_test(_metadata, self, true, true, variant->sframe);
 }
 
 /*

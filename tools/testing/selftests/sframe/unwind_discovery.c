@@ -41,8 +41,7 @@
 
 #include <linux/elf.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
@@ -395,43 +394,39 @@ TEST_F(discovery, late_segment)
 	unlink(copy);
 }
 
-TEST_F(discovery, on_demand)
+TEST_F(sampled, on_demand)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, "on", NULL };
-	struct wl_run w;
+	char *const argv[] = { self->exe, WL_ARG, "on", NULL };
+	struct chain_stats *st = &self->st;
 	long disc0;
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "kernel.unwind_user_sframe is not 1");
+	disc0 = sframe_stat("discoveries");
+	if (disc0 < 0)
+		SKIP(return, "no /sys/kernel/debug/unwind_user/sframe_stats");
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 
 	/* the workload is exec'ed with SFrame off, and turns it on */
-	ASSERT_EQ(0, unwind_sysctl_write(0));
-	disc0 = sframe_stat("discoveries");
-	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
-	/* the workload turned it on; whatever happened, it is on again */
+	ASSERT_EQ(0, sampled_sysctl(self, UNWIND_SYSCTL, 0));
+	EXPECT_EQ(0, sampled_run(self, argv, expect[0]));
 	EXPECT_EQ(1, unwind_sysctl_read());
-	unwind_sysctl_write(1);
 
-	chain_report("on demand", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
-		     &st);
+	sampled_check(self, "on demand", expect, ARRAY_SIZE(expect),
+		      CHAINS_REPORT);
 	diag("discoveries: %ld; cut short %lu, wrong %lu of %lu\n",
-	     sframe_stat("discoveries") - disc0, st.truncated,
-	     st.leaf - st.complete - st.truncated, st.leaf);
-	wl_cleanup(&w);
-	ASSERT_GE(st.leaf, o.min_leaf);
+	     sframe_stat("discoveries") - disc0, st->truncated,
+	     st->leaf - st->complete - st->truncated, st->leaf);
+	ASSERT_GE(st->leaf, self->o.min_leaf);
 	EXPECT_LT(disc0, sframe_stat("discoveries"));
 	/*
 	 * The first samples may end early, until the text is looked at and
 	 * its section validated; none after that, and no sample is wrong.
 	 */
-	EXPECT_EQ(st.leaf, st.complete + st.truncated);
-	ASSERT_LT(0, st.complete);
-	if (st.truncated)
-		EXPECT_LT(st.last_truncated, st.first_complete);
+	EXPECT_EQ(st->leaf, st->complete + st->truncated);
+	ASSERT_LT(0, st->complete);
+	if (st->truncated)
+		EXPECT_LT(st->last_truncated, st->first_complete);
 }
 
 int main(int argc, char **argv)

@@ -16,8 +16,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 typedef void (*entry_fn)(sig_atomic_t *stop);
@@ -49,27 +48,17 @@ static noinline __noclone entry_fn load(const char *name, const char *sym,
 	return fn;
 }
 
-TEST(sframe_dlopen)
+TEST_F(sampled, sframe_dlopen)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
 	struct sampler_mapping ma, mb;
-	struct chain_stats st;
-	struct sampler_opts o;
-	char exe[PATH_MAX], lib[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
-	struct wl_run w;
-	bool ok_a, ok_b;
-	int saved = -1;
+	char lib[PATH_MAX];
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 
-	sampler_get_opts(&o);
 #ifdef __aarch64__
-	saved = sysctl_int_read(EH_FRAME_SYSCTL);
-	ASSERT_LE(0, saved);
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
+	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, 1));
 #endif
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_a.so"));
 	diag_elf(lib);
 	ASSERT_EQ(1, elf_has_sframe(lib));
@@ -77,15 +66,13 @@ TEST(sframe_dlopen)
 	diag_elf(lib);
 	ASSERT_EQ(0, elf_has_sframe(lib));
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect_a[0]));
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect_b[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	ASSERT_EQ(0, sampled_start(self, argv));
+	EXPECT_EQ(0, sampled_phase(self, expect_a[0]));
+	EXPECT_EQ(0, sampled_phase(self, expect_b[0]));
+	EXPECT_EQ(0, sampled_finish(self));
 
-	if (!sampler_find_mapping(&w.s, "/libsf_a.so", 0, &ma) &&
-	    !sampler_find_mapping(&w.s, "/libfp_b.so", 0, &mb))
+	if (!sampler_find_mapping(&self->w.s, "/libsf_a.so", 0, &ma) &&
+	    !sampler_find_mapping(&self->w.s, "/libfp_b.so", 0, &mb))
 		diag("text of libsf_a.so %#llx-%#llx, libfp_b.so %#llx-%#llx: %s\n",
 		     (unsigned long long)ma.start, (unsigned long long)ma.end,
 		     (unsigned long long)mb.start, (unsigned long long)mb.end,
@@ -95,16 +82,11 @@ TEST(sframe_dlopen)
 	else
 		diag("executable mappings of the libraries not seen\n");
 
-	f.pid = w.pid;
-	ok_a = chain_report("dlopen sframe lib", &w.s, &f, expect_a,
-			    ARRAY_SIZE(expect_a), &o, &st);
-	ok_b = chain_report("dlopen fp lib after dlclose", &w.s, &f, expect_b,
-			    ARRAY_SIZE(expect_b), &o, &st);
-	wl_cleanup(&w);
-	if (saved >= 0)
-		sysctl_int_write(EH_FRAME_SYSCTL, saved);
-	EXPECT_TRUE(ok_a);
-	ASSERT_TRUE(ok_b);
+	EXPECT_TRUE(sampled_check(self, "dlopen sframe lib", expect_a,
+				  ARRAY_SIZE(expect_a), CHAINS_COMPLETE));
+	EXPECT_TRUE(sampled_check(self, "dlopen fp lib after dlclose",
+				  expect_b, ARRAY_SIZE(expect_b),
+				  CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

@@ -28,8 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 /* Calls fn with the stack realigned and the CFA on RBX (x86_64 only). */
@@ -99,52 +98,32 @@ noinline __noclone void csr_a(void)
 }
 #endif
 
-FIXTURE(eh_frame) {
-	int saved;
-};
-
-FIXTURE_VARIANT(eh_frame) {
+FIXTURE_VARIANT(sampled) {
 	int on;
 	const char *mode;	/* of the workload: "" or "csr" */
 	const char *exe;	/* the workload's program: NULL, this one */
 };
 
-FIXTURE_VARIANT_ADD(eh_frame, on) { .on = 1, .mode = "" };
-FIXTURE_VARIANT_ADD(eh_frame, off) { .on = 0, .mode = "" };
-FIXTURE_VARIANT_ADD(eh_frame, fill_on) { .on = 1, .mode = "", .exe = "eh_fill_wl" };
-FIXTURE_VARIANT_ADD(eh_frame, fill_off) { .on = 0, .mode = "", .exe = "eh_fill_wl" };
+FIXTURE_VARIANT_ADD(sampled, on) { .on = 1, .mode = "" };
+FIXTURE_VARIANT_ADD(sampled, off) { .on = 0, .mode = "" };
+FIXTURE_VARIANT_ADD(sampled, fill_on) { .on = 1, .mode = "", .exe = "eh_fill_wl" };
+FIXTURE_VARIANT_ADD(sampled, fill_off) { .on = 0, .mode = "", .exe = "eh_fill_wl" };
 #ifdef __x86_64__
-FIXTURE_VARIANT_ADD(eh_frame, csr) { .on = 1, .mode = "csr" };
-FIXTURE_VARIANT_ADD(eh_frame, vdso) { .on = 1, .mode = "vdso" };
+FIXTURE_VARIANT_ADD(sampled, csr) { .on = 1, .mode = "csr" };
+FIXTURE_VARIANT_ADD(sampled, vdso) { .on = 1, .mode = "vdso" };
 #endif
 
-FIXTURE_SETUP(eh_frame)
+TEST_F(sampled, eh_frame)
 {
-	if (unwind_sysctl_read() != 1)
-		SKIP(return, "kernel.unwind_user_sframe is not 1");
-	self->saved = sysctl_int_read(EH_FRAME_SYSCTL);
-	ASSERT_LE(0, self->saved);
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, variant->on));
-}
-
-FIXTURE_TEARDOWN(eh_frame)
-{
-	if (self->saved >= 0)
-		EXPECT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, self->saved));
-}
-
-TEST_F(eh_frame, chain)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
 	char exe[PATH_MAX];
 	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, NULL };
 	const char *const *ex = expect;
 	unsigned int depth = ARRAY_SIZE(expect);
-	struct sampler_opts o;
-	struct chain_stats st;
 	long converted;
-	struct wl_run w;
 
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "kernel.unwind_user_sframe is not 1");
+	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, variant->on));
 	ASSERT_EQ(0, variant->exe ?
 		     self_dir_file(exe, sizeof(exe), variant->exe) :
 		     self_path(exe, sizeof(exe)));
@@ -160,9 +139,9 @@ TEST_F(eh_frame, chain)
 	}
 #endif
 	converted = sframe_stat("eh_frame_converted");
-	EXPECT_EQ(0, wl_sample(&w, argv, ex[0], &f, &o));
-	chain_report("eh_frame", &w.s, &f, ex, depth, &o, &st);
-	wl_cleanup(&w);
+	EXPECT_TRUE(sampled_chains(self, "eh_frame", argv, ex, depth,
+				   variant->on ? CHAINS_COMPLETE :
+				   CHAINS_NONE));
 	/*
 	 * csr runs after on: the program's table may be kept from it. The
 	 * SFrame program of fill has a table of its own.
@@ -173,8 +152,6 @@ TEST_F(eh_frame, chain)
 		/* the program's own, at least: no other process maps it */
 		EXPECT_EQ(variant->on, converted > 0);
 	}
-	ASSERT_GE(st.leaf, o.min_leaf);
-	ASSERT_TRUE(variant->on ? chain_is_complete(&st, &o) : !st.complete);
 }
 
 int main(int argc, char **argv)

@@ -6,47 +6,32 @@
  */
 #include <limits.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
-TEST(sframe_exec)
+TEST_F(sampled, sframe_exec)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, "exec", NULL };
-	struct wl_run w;
-	bool ok1, ok2;
+	char *const argv[] = { self->exe, WL_ARG, "exec", NULL };
 
-	sampler_get_opts(&o);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
-
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	f.gen = 1;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	f.gen = 2;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 
 	/* generation 1: the image started by the test, 2: after re-exec */
-	f.pid = w.pid;
-	f.gen = 1;
-	ok1 = chain_report("before exec", &w.s, &f, expect,
-			   ARRAY_SIZE(expect), &o, &st);
-	f.gen = 2;
-	ok2 = chain_report("after exec", &w.s, &f, expect, ARRAY_SIZE(expect),
-			   &o, &st);
-	wl_cleanup(&w);
-	EXPECT_TRUE(ok1);
-	ASSERT_TRUE(ok2);
+	ASSERT_EQ(0, sampled_start(self, argv));
+	self->f.gen = 1;
+	EXPECT_EQ(0, sampled_phase(self, expect[0]));
+	self->f.gen = 2;
+	EXPECT_EQ(0, sampled_phase(self, expect[0]));
+	EXPECT_EQ(0, sampled_finish(self));
+
+	self->f.gen = 1;
+	EXPECT_TRUE(sampled_check(self, "before exec", expect,
+				  ARRAY_SIZE(expect), CHAINS_COMPLETE));
+	self->f.gen = 2;
+	EXPECT_TRUE(sampled_check(self, "after exec", expect,
+				  ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

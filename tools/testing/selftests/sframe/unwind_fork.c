@@ -11,35 +11,27 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, CHAIN_END };
 
-TEST(sframe_fork)
+TEST_F(sampled, sframe_fork)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 	long reg, val;
-	struct wl_run w;
-	bool ok;
 
-	sampler_get_opts(&o);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 
 	reg = sframe_stat("registered");
 	val = sframe_stat("validated") + sframe_stat("validation_shared");
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.not_pid = w.pid;
-	EXPECT_EQ(0, wl_phase_leaf(&w, &o, &f, expect[0]));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	ASSERT_EQ(0, sampled_start(self, argv));
+	/* samples of the forked child only */
+	self->f.not_pid = self->f.pid;
+	self->f.pid = 0;
+	EXPECT_EQ(0, sampled_phase(self, expect[0]));
+	EXPECT_EQ(0, sampled_finish(self));
 	if (reg >= 0) {
 		reg = sframe_stat("registered") - reg;
 		val = sframe_stat("validated") +
@@ -50,19 +42,15 @@ TEST(sframe_fork)
 		EXPECT_EQ(reg, val);
 	}
 
-	/* samples of the forked child only */
-	f.not_pid = w.pid;
-	ok = chain_report("fork child", &w.s, &f, expect, ARRAY_SIZE(expect),
-			  &o, &st);
-	wl_cleanup(&w);
-	ASSERT_TRUE(ok);
+	ASSERT_TRUE(sampled_check(self, "fork child", expect,
+				  ARRAY_SIZE(expect), CHAINS_COMPLETE));
 	/*
 	 * A chain that is not complete ends where the kernel could not use
 	 * SFrame (the child's first lookups, before its pages of the section
 	 * are mapped): it never goes on by frame pointers, which here would
 	 * skip from c to main's caller (main keeps a frame pointer).
 	 */
-	EXPECT_EQ(st.leaf, st.complete + st.truncated);
+	EXPECT_EQ(self->st.leaf, self->st.complete + self->st.truncated);
 }
 
 /*

@@ -51,8 +51,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 #include "hostile_lib.h"
 
@@ -1024,14 +1023,7 @@ static bool host_report(const struct sampler *s, const struct sample_filter *f,
 	return chain_is_complete(&leaf, o);
 }
 
-FIXTURE(hostile) {
-	char lib[PATH_MAX];
-	char copy[PATH_MAX];
-	int kmsg;
-	long tainted;
-};
-
-FIXTURE_VARIANT(hostile) {
+FIXTURE_VARIANT(sampled) {
 	const char *name;
 	enum hpatch patch;
 	struct hrule rule;
@@ -1042,247 +1034,216 @@ FIXTURE_VARIANT(hostile) {
 	uint64_t period_ns;	/* 0: UNWIND_PERIOD_NS */
 };
 
-FIXTURE_VARIANT_ADD(hostile, pristine) {
+FIXTURE_VARIANT_ADD(sampled, pristine) {
 	.name = "pristine", .patch = HP_NONE, .mode = "plain",
 	.expect = HE_USED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, truncated) {
+FIXTURE_VARIANT_ADD(sampled, truncated) {
 	.name = "truncated", .patch = HP_TRUNCATE, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, num_fdes_huge) {
+FIXTURE_VARIANT_ADD(sampled, num_fdes_huge) {
 	.name = "num_fdes_huge", .patch = HP_NUM_FDES, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, num_fres_huge) {
+FIXTURE_VARIANT_ADD(sampled, num_fres_huge) {
 	.name = "num_fres_huge", .patch = HP_NUM_FRES, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, fdes_off_past_end) {
+FIXTURE_VARIANT_ADD(sampled, fdes_off_past_end) {
 	.name = "fdes_off_past_end", .patch = HP_FDES_OFF, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, fres_off_past_end) {
+FIXTURE_VARIANT_ADD(sampled, fres_off_past_end) {
 	.name = "fres_off_past_end", .patch = HP_FRES_OFF, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, fde_rows_past_end) {
+FIXTURE_VARIANT_ADD(sampled, fde_rows_past_end) {
 	.name = "fde_rows_past_end", .patch = HP_FDE_FRES_OFF,
 	.mode = "refused", .expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, unsorted_fdes) {
+FIXTURE_VARIANT_ADD(sampled, unsorted_fdes) {
 	.name = "unsorted_fdes", .patch = HP_UNSORTED, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, fre_order) {
+FIXTURE_VARIANT_ADD(sampled, fre_order) {
 	.name = "fre_order", .patch = HP_FRE_ORDER, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, cfa_kernel) {
+FIXTURE_VARIANT_ADD(sampled, cfa_kernel) {
 	.name = "cfa_kernel", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = true, .cfa = 16, .ra = -8, .fp = -16 },
 	.fp = KERNEL_ADDR, .expect = HE_STOP, .extra = 0,
 };
 
-FIXTURE_VARIANT_ADD(hostile, cfa_zero) {
+FIXTURE_VARIANT_ADD(sampled, cfa_zero) {
 	.name = "cfa_zero", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = true, .cfa = 0, .ra = -8, .fp = -16 },
 	.fp = 0, .expect = HE_STOP, .extra = 0,
 };
 
-FIXTURE_VARIANT_ADD(hostile, cfa_below_sp) {
+FIXTURE_VARIANT_ADD(sampled, cfa_below_sp) {
 	.name = "cfa_below_sp", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = false, .cfa = -16, .ra = -8, .fp = -16 },
 	.expect = HE_STOP, .extra = 0,
 };
 
-FIXTURE_VARIANT_ADD(hostile, cfa_at_sp) {
+FIXTURE_VARIANT_ADD(sampled, cfa_at_sp) {
 	.name = "cfa_at_sp", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = false, .cfa = 0, .ra = -8, .fp = -16 },
 	.expect = HE_STOP, .extra = 0,
 };
 
 /* hl_leaf's caller is hl_leaf, with the same CFA: one repeat at most */
-FIXTURE_VARIANT_ADD(hostile, cfa_cycle) {
+FIXTURE_VARIANT_ADD(sampled, cfa_cycle) {
 	.name = "cfa_cycle", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = true, .cfa = 16, .ra = -8, .fp = -16 },
 	.fp = HL_FP_CYCLE, .expect = HE_STOP, .extra = 1,
 };
 
-FIXTURE_VARIANT_ADD(hostile, sframe_outside) {
+FIXTURE_VARIANT_ADD(sampled, sframe_outside) {
 	.name = "sframe_outside", .patch = HP_OUTSIDE, .mode = "outside",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, sframe_writable) {
+FIXTURE_VARIANT_ADD(sampled, sframe_writable) {
 	.name = "sframe_writable", .patch = HP_WRITABLE, .mode = "refused",
 	.expect = HE_REFUSED,
 };
 
-FIXTURE_VARIANT_ADD(hostile, rewrite) {
+FIXTURE_VARIANT_ADD(sampled, rewrite) {
 	.name = "rewrite", .patch = HP_NONE, .mode = "rewrite",
 	.expect = HE_REWRITE,
 };
 
-FIXTURE_VARIANT_ADD(hostile, churn) {
+FIXTURE_VARIANT_ADD(sampled, churn) {
 	.name = "churn", .patch = HP_NONE, .mode = "churn",
 	.expect = HE_CHURN, .period_ns = CHURN_PERIOD_NS,
 };
 
-static const char *tmp_dir(void)
+TEST_F(sampled, hostile)
 {
-	const char *d = getenv("TMPDIR");
-
-	return d && *d ? d : "/tmp";
-}
-
-FIXTURE_SETUP(hostile)
-{
-	struct hfile f;
-	int i;
-
-	ASSERT_EQ(0, self_dir_file(self->lib, sizeof(self->lib), "libsf_h.so"));
-	ASSERT_EQ(1, elf_has_sframe(self->lib));
-	snprintf(self->copy, sizeof(self->copy), "%s/sframe-hostile-%d-%s.so",
-		 tmp_dir(), getpid(), variant->name);
-
-	ASSERT_EQ(0, hfile_load(&f, self->lib));
-	ASSERT_EQ(0, hpatch_apply(&f, variant->patch, &variant->rule));
-	ASSERT_EQ(0, hfile_save(&f, self->copy));
-	free(f.buf);
-	if (!strcmp(variant->mode, "churn")) {
-		for (i = 0; i < CHURN_COPIES; i++) {
-			char path[PATH_MAX];
-
-			ASSERT_EQ(0, hfile_load(&f, self->lib));
-			churn_path(path, sizeof(path), self->copy, i);
-			ASSERT_EQ(0, hfile_save(&f, path));
-			free(f.buf);
-		}
-	}
-	self->tainted = read_tainted();
-	self->kmsg = kmsg_open();
-}
-
-FIXTURE_TEARDOWN(hostile)
-{
-	char path[PATH_MAX];
-	int i;
-
-	unlink(self->copy);
-	for (i = 0; i < CHURN_COPIES; i++) {
-		churn_path(path, sizeof(path), self->copy, i);
-		unlink(path);
-	}
-	if (self->kmsg >= 0)
-		close(self->kmsg);
-}
-
-TEST_F(hostile, run)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct chain_stats st;
-	struct sampler_opts o;
-	char exe[PATH_MAX], fp[32];
-	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, self->copy,
+	struct sampler_opts *o = &self->o;
+	struct sample_filter *f = &self->f;
+	struct chain_stats *st = &self->st;
+	struct wl_run *w = &self->w;
+	char lib[PATH_MAX], copy[PATH_MAX], fp[32];
+	char *const argv[] = { self->exe, WL_ARG, (char *)variant->mode, copy,
 			       fp, NULL };
 	unsigned long nsamples, nkernel, nodd, seen, stopped;
 	struct phase_goal goals[3];
 	unsigned int nr_goals;
 	char name[64];
-	bool ok_ctl, ok_good, ok_host;
 	struct kmsg_hostile km;
-	struct wl_run w;
+	struct hfile hf;
+	long tainted;
+	int i;
 
-	sampler_get_opts(&o);
+	/* the damaged copy of the library (and the churn's copies) */
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_h.so"));
+	ASSERT_EQ(1, elf_has_sframe(lib));
+	ASSERT_NE(NULL, sampled_tmpdir(self));
+	snprintf(copy, sizeof(copy), "%s/sframe-hostile-%d-%s.so", self->tmp,
+		 getpid(), variant->name);
+	ASSERT_EQ(0, hfile_load(&hf, lib));
+	ASSERT_EQ(0, hpatch_apply(&hf, variant->patch, &variant->rule));
+	ASSERT_EQ(0, hfile_save(&hf, copy));
+	free(hf.buf);
+	for (i = 0; !strcmp(variant->mode, "churn") && i < CHURN_COPIES; i++) {
+		char path[PATH_MAX];
+
+		ASSERT_EQ(0, hfile_load(&hf, lib));
+		churn_path(path, sizeof(path), copy, i);
+		ASSERT_EQ(0, hfile_save(&hf, path));
+		free(hf.buf);
+	}
+	tainted = read_tainted();
+
 	/* the rewriter and the churning thread need time for their rounds */
-	if (variant->expect == HE_REWRITE && o.run_ms < HOSTILE_RUN_MS)
-		o.run_ms = HOSTILE_RUN_MS;
+	if (variant->expect == HE_REWRITE && o->run_ms < HOSTILE_RUN_MS)
+		o->run_ms = HOSTILE_RUN_MS;
 	/*
 	 * At a 10 us period an emulated CPU spends most of its time taking
 	 * samples: fewer samples required.
 	 */
 	if (variant->period_ns) {
-		o.period_ns = variant->period_ns;
-		if (o.run_ms < CHURN_RUN_MS)
-			o.run_ms = CHURN_RUN_MS;
-		if (o.min_leaf > CHURN_MIN_LEAF)
-			o.min_leaf = CHURN_MIN_LEAF;
+		o->period_ns = variant->period_ns;
+		if (o->run_ms < CHURN_RUN_MS)
+			o->run_ms = CHURN_RUN_MS;
+		if (o->min_leaf > CHURN_MIN_LEAF)
+			o->min_leaf = CHURN_MIN_LEAF;
 	}
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	snprintf(fp, sizeof(fp), "%#lx", variant->fp);
 	diag_env(NULL);
-	diag("%s: %s\n", variant->name, self->copy);
+	diag("%s: %s\n", variant->name, copy);
 	/* the kernel's messages keep the first 31 characters of the name */
 	snprintf(name, sizeof(name), "sframe-hostile-%d-", getpid());
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	f.pid = w.pid;
-	goals[0] = (struct phase_goal){ .f = f, .leaf = expect_ctl[0] };
-	goals[1] = (struct phase_goal){ .f = f, .leaf = expect_good[0] };
+	ASSERT_EQ(0, sampled_start(self, argv));
+	goals[0] = (struct phase_goal){ .f = *f, .leaf = expect_ctl[0] };
+	goals[1] = (struct phase_goal){ .f = *f, .leaf = expect_good[0] };
 	/* what the checks below count of the hostile thread's samples */
-	goals[2] = (struct phase_goal){ .f = f, .leaf = expect_host[0] };
+	goals[2] = (struct phase_goal){ .f = *f, .leaf = expect_host[0] };
 	if (variant->expect == HE_USED)
 		goals[2].or_leaf = expect_step[0];
 	if (variant->expect == HE_STOP)
 		goals[2].leaf = expect_step[0];
 	nr_goals = variant->expect == HE_USED || variant->expect == HE_STOP ?
 		   3 : 2;
-	EXPECT_EQ(0, wl_phase_until(&w, &o, goals, nr_goals));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w)) {
-		diag("workload status %#x\n", w.status);
-	}
+	EXPECT_EQ(0, sampled_until(self, goals, nr_goals));
+	EXPECT_EQ(0, sampled_finish(self));
 
-	nkernel = kernel_entries(&w.s, w.pid, &nsamples, &nodd);
+	nkernel = kernel_entries(&w->s, w->pid, &nsamples, &nodd);
 	diag("%lu samples; chain entries in the kernel image: %lu, other non-user: %lu\n",
 	     nsamples, nkernel, nodd);
 	EXPECT_EQ(0, nkernel);
 	EXPECT_EQ(0, nodd);
 
-	f.pid = w.pid;
-	ok_ctl = chain_report("control", &w.s, &f, expect_ctl,
-			      ARRAY_SIZE(expect_ctl), &o, &st);
-	EXPECT_TRUE(ok_ctl);
-
-	ok_good = chain_report("good", &w.s, &f, expect_good,
-			       ARRAY_SIZE(expect_good), &o, &st);
+	EXPECT_TRUE(sampled_check(self, "control", expect_ctl,
+				  ARRAY_SIZE(expect_ctl), CHAINS_COMPLETE));
 	switch (variant->expect) {
 	case HE_USED:
-		EXPECT_TRUE(ok_good);
-		ok_host = host_report(&w.s, &f, &o);
-		EXPECT_TRUE(ok_host);
+		EXPECT_TRUE(sampled_check(self, "good", expect_good,
+					  ARRAY_SIZE(expect_good),
+					  CHAINS_COMPLETE));
+		EXPECT_TRUE(host_report(&w->s, f, o));
 		break;
 	case HE_CHURN:
-		EXPECT_TRUE(ok_good);
-		chain_report("churned copies", &w.s, &f, expect_work,
-			     ARRAY_SIZE(expect_work), &o, &st);
+		EXPECT_TRUE(sampled_check(self, "good", expect_good,
+					  ARRAY_SIZE(expect_good),
+					  CHAINS_COMPLETE));
+		chain_report("churned copies", &w->s, f, expect_work,
+			     ARRAY_SIZE(expect_work), o, st);
 		break;
 	case HE_REFUSED:
 		/* enough samples, but the section did not help */
-		EXPECT_GE(st.leaf, o.min_leaf);
-		EXPECT_FALSE(ok_good) {
+		sampled_check(self, "good", expect_good,
+			      ARRAY_SIZE(expect_good), CHAINS_REPORT);
+		EXPECT_GE(st->leaf, o->min_leaf);
+		EXPECT_FALSE(chain_is_complete(st, o)) {
 			diag("the damaged section was used\n");
 		}
 		break;
 	case HE_STOP:
-		EXPECT_TRUE(ok_good) {
+		EXPECT_TRUE(sampled_check(self, "good", expect_good,
+					  ARRAY_SIZE(expect_good),
+					  CHAINS_COMPLETE)) {
 			diag("the section was not used\n");
 		}
-		leaf_stop_count(&w.s, w.pid, variant->extra, &seen, &stopped);
+		leaf_stop_count(&w->s, w->pid, variant->extra, &seen, &stopped);
 		diag("hostile: %lu/%lu samples in hl_step end within %u frame(s) after hl_leaf\n",
 		     stopped, seen, variant->extra);
-		host_report(&w.s, &f, &o);
-		EXPECT_GE(seen, o.min_leaf);
+		host_report(&w->s, f, o);
+		EXPECT_GE(seen, o->min_leaf);
 		EXPECT_EQ(stopped, seen);
 		break;
 	case HE_REWRITE:
@@ -1291,16 +1252,18 @@ TEST_F(hostile, run)
 		 * before the rewriter started: no sample may see the
 		 * rewritten section.
 		 */
-		EXPECT_GE(st.leaf, o.min_leaf);
-		EXPECT_EQ(st.complete, st.leaf) {
+		sampled_check(self, "good", expect_good,
+			      ARRAY_SIZE(expect_good), CHAINS_REPORT);
+		EXPECT_GE(st->leaf, o->min_leaf);
+		EXPECT_EQ(st->complete, st->leaf) {
 			diag("a sample saw the rewritten section\n");
 		}
-		host_report(&w.s, &f, &o);
+		host_report(&w->s, f, o);
 		break;
 	}
-	wl_cleanup(&w);
+	wl_cleanup(w);
 
-	EXPECT_EQ(self->tainted, read_tainted());
+	EXPECT_EQ(tainted, read_tainted());
 	/* the kernel says so when it refuses a section: name the file */
 	ASSERT_LE(0, self->kmsg) {
 		diag("/dev/kmsg unreadable, kernel log not checked\n");
@@ -1309,7 +1272,7 @@ TEST_F(hostile, run)
 	EXPECT_EQ(0, km.splats);
 	if (variant->expect == HE_REFUSED) {
 		EXPECT_LT(0, km.about) {
-			diag("no kernel message refusing %s\n", self->copy);
+			diag("no kernel message refusing %s\n", copy);
 		}
 	}
 }

@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #define LC_BUF		(64 << 10)
@@ -149,76 +148,44 @@ out:
 	return ret;
 }
 
-FIXTURE(libc) {
-	int saved;
-	int saved_eh;
-};
-
-FIXTURE_VARIANT(libc) {
+FIXTURE_VARIANT(sampled) {
 	const char *mode;
 	int eh_frame;
 	int recover;
 };
 
-FIXTURE_VARIANT_ADD(libc, memcpy) { .mode = "memcpy", .eh_frame = 1 };
-FIXTURE_VARIANT_ADD(libc, strlen) { .mode = "strlen", .eh_frame = 1 };
-FIXTURE_VARIANT_ADD(libc, qsort) { .mode = "qsort", .eh_frame = 1 };
-FIXTURE_VARIANT_ADD(libc, memcpy_recover) { .mode = "memcpy", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, strlen_recover) { .mode = "strlen", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, qsort_recover) { .mode = "qsort", .recover = 1 };
-FIXTURE_VARIANT_ADD(libc, memcpy_off) { .mode = "memcpy" };
-FIXTURE_VARIANT_ADD(libc, strlen_off) { .mode = "strlen" };
-FIXTURE_VARIANT_ADD(libc, qsort_off) { .mode = "qsort" };
+FIXTURE_VARIANT_ADD(sampled, memcpy) { .mode = "memcpy", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(sampled, strlen) { .mode = "strlen", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(sampled, qsort) { .mode = "qsort", .eh_frame = 1 };
+FIXTURE_VARIANT_ADD(sampled, memcpy_recover) { .mode = "memcpy", .recover = 1 };
+FIXTURE_VARIANT_ADD(sampled, strlen_recover) { .mode = "strlen", .recover = 1 };
+FIXTURE_VARIANT_ADD(sampled, qsort_recover) { .mode = "qsort", .recover = 1 };
+FIXTURE_VARIANT_ADD(sampled, memcpy_off) { .mode = "memcpy" };
+FIXTURE_VARIANT_ADD(sampled, strlen_off) { .mode = "strlen" };
+FIXTURE_VARIANT_ADD(sampled, qsort_off) { .mode = "qsort" };
 
-FIXTURE_SETUP(libc)
-{
-	self->saved = sysctl_int_read(RECOVER_SYSCTL);
-	self->saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
-	ASSERT_LE(0, self->saved);
-	ASSERT_LE(0, self->saved_eh);
-	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, variant->recover));
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, variant->eh_frame));
-	diag("%s: %d\n", EH_FRAME_SYSCTL, variant->eh_frame);
-	diag("%s: %d\n", RECOVER_SYSCTL, variant->recover);
-}
-
-FIXTURE_TEARDOWN(libc)
-{
-	if (self->saved >= 0)
-		EXPECT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, self->saved));
-	if (self->saved_eh >= 0)
-		EXPECT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, self->saved_eh));
-}
-
-TEST_F(libc, chain)
+TEST_F(sampled, libc)
 {
 	const struct lc_case *c = lc_find(variant->mode);
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, (char *)variant->mode, NULL };
-	struct wl_run w;
+	char *const argv[] = { self->exe, WL_ARG, (char *)variant->mode, NULL };
 	/* a table for libc: complete chains; none: not one */
 	bool complete = variant->eh_frame;
 
 	complete |= variant->recover;
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	ASSERT_EQ(0, sampled_sysctl(self, RECOVER_SYSCTL, variant->recover));
+	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, variant->eh_frame));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 	if (c->libc_fn) {
-		ASSERT_EQ(0, libc_fn_offset(c->libc_fn, &f.leaf_off));
-		f.leaf_end = f.leaf_off + LC_FN_SPAN;
+		ASSERT_EQ(0, libc_fn_offset(c->libc_fn, &self->f.leaf_off));
+		self->f.leaf_end = self->f.leaf_off + LC_FN_SPAN;
 		diag("leaf samples: libc.so+0x%llx..0x%llx (%s)\n",
-		     (unsigned long long)f.leaf_off,
-		     (unsigned long long)f.leaf_end, c->libc_fn);
+		     (unsigned long long)self->f.leaf_off,
+		     (unsigned long long)self->f.leaf_end, c->libc_fn);
 	}
-
-	EXPECT_EQ(0, wl_sample(&w, argv, c->expect[0], &f, &o));
-	chain_report(variant->mode, &w.s, &f, c->expect, c->depth, &o, &st);
-	wl_cleanup(&w);
-	ASSERT_GE(st.leaf, o.min_leaf);
-	ASSERT_TRUE(complete ? chain_is_complete(&st, &o) : !st.complete);
+	ASSERT_TRUE(sampled_chains(self, variant->mode, argv, c->expect,
+				   c->depth, complete ? CHAINS_COMPLETE :
+				   CHAINS_NONE));
 }
 
 int main(int argc, char **argv)

@@ -6,22 +6,19 @@
  */
 #include <limits.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN };
 
-TEST(frame_pointer)
+TEST_F(sampled, frame_pointer)
 {
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(0, elf_has_sframe(exe));
-	ASSERT_TRUE(wl_chain_test("frame pointers", argv, expect,
-				  ARRAY_SIZE(expect)));
+	diag_env(self->exe);
+	ASSERT_EQ(0, elf_has_sframe(self->exe));
+	ASSERT_TRUE(sampled_chains(self, "frame pointers", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@
  * unwinder must strip the pointer authentication code (PAC) of each one, or
  * the chain breaks there and the reported addresses point nowhere.
  *
- * Checked over the leaf samples (warm-up excluded): the whole chain in at
+ * Checked over the leaf samples: the whole chain in at
  * least UNWIND_COMPLETE_PCT percent of them, and every return address of
  * every one of them inside an executable mapping the sampler saw (so no PAC
  * bits left) and, in the program itself, inside a function.  Needs
@@ -22,8 +22,7 @@
 #include <sys/auxv.h>
 #endif
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #ifdef __aarch64__
@@ -60,10 +59,8 @@ static uint64_t pac_sign(uint64_t ptr, uint64_t mod)
 }
 
 static void ra_check(const struct sampler *s, pid_t pid, const char *prog,
-		     uint64_t warmup_ns, struct ra_stats *st)
+		     struct ra_stats *st)
 {
-	uint64_t t0 = 0;
-	bool seen = false;
 	unsigned int i;
 	size_t k;
 
@@ -73,12 +70,6 @@ static void ra_check(const struct sampler *s, pid_t pid, const char *prog,
 
 		if (smp->pid != pid || !smp->nr || !smp->sym[0] ||
 		    strcmp(smp->sym[0], expect[0]))
-			continue;
-		if (!seen) {
-			seen = true;
-			t0 = smp->time;
-		}
-		if (smp->time < t0 + warmup_ns)
 			continue;
 		st->samples++;
 		/*
@@ -106,18 +97,12 @@ static void ra_check(const struct sampler *s, pid_t pid, const char *prog,
 	}
 }
 
-TEST(pac_ret)
+TEST_F(sampled, pac_ret)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
 	uint64_t ptr = (uint64_t)(uintptr_t)&c, s1, s2;
-	struct sampler_opts o;
-	struct chain_stats st;
 	struct ra_stats ra;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 	const char *prog;
-	struct wl_run w;
-	bool ok;
 
 	if (!(getauxval(AT_HWCAP) & HWCAP_PACA))
 		SKIP(return, "no pointer authentication (HWCAP_PACA)");
@@ -133,27 +118,24 @@ TEST(pac_ret)
 	diag("built with -mbranch-protection: __ARM_FEATURE_PAC_DEFAULT %#x\n",
 	     PAC_BUILD_FLAGS);
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
-	prog = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
-	ok = chain_report("pac", &w.s, &f, expect, ARRAY_SIZE(expect), &o, &st);
-	ra_check(&w.s, w.pid, prog, o.warmup_ns, &ra);
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
+	prog = strrchr(self->exe, '/') + 1;
+	EXPECT_TRUE(sampled_chains(self, "pac", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
+	ra_check(&self->w.s, self->w.pid, prog, &ra);
 	diag("pac: %lu return addresses in %lu leaf samples, %lu bad\n",
 	     ra.addrs, ra.samples, ra.bad);
 	diag("pac: (bad: outside every mapping, or in the program in no function)\n");
 	diag("pac: %lu in a library, outside its symbols (no .symtab)\n",
 	     ra.nosym);
-	wl_cleanup(&w);
-	ASSERT_TRUE(ok);
 	ASSERT_LT(0UL, ra.addrs);
 	ASSERT_EQ(0UL, ra.bad);
 }
 
 #else /* !__aarch64__ */
 
-TEST(pac_ret)
+TEST_F(sampled, pac_ret)
 {
 	SKIP(return, "pointer authentication is an arm64 feature");
 }

@@ -6,8 +6,7 @@
  */
 #include <limits.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 void dso_entry(void (*cb)(void));
@@ -32,18 +31,18 @@ noinline __noclone void exe_callback(void)
 	wl_use(frame);
 }
 
-TEST(sframe_pie_dso)
+TEST_F(sampled, sframe_pie_dso)
 {
-	char exe[PATH_MAX], lib[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char lib[PATH_MAX];
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_dso.so"));
-	diag_env(exe);
+	diag_env(self->exe);
 	diag_elf(lib);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 	ASSERT_EQ(1, elf_has_sframe(lib));
-	ASSERT_TRUE(wl_chain_test("pie_dso", argv, expect, ARRAY_SIZE(expect)));
+	ASSERT_TRUE(sampled_chains(self, "pie_dso", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

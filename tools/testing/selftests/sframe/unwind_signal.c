@@ -21,8 +21,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #if defined(__aarch64__)
@@ -115,56 +114,24 @@ noinline __noclone void v_mid(void)
 	wl_use(frame);
 }
 
-/* Sample the workload @mode until it has enough samples in @leaf. */
-static int run(struct wl_run *w, const char *mode, const char *leaf,
-	       struct sample_filter *f, struct sampler_opts *o)
+TEST_F(sampled, signal_handler)
 {
-	static char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, (char *)mode, NULL };
+	char *const argv[] = { self->exe, WL_ARG, "signal", NULL };
 
-	if (self_path(exe, sizeof(exe)))
-		return -1;
-	diag_env(exe);
-	return wl_sample(w, argv, leaf, f, o);
+	diag_env(self->exe);
+	ASSERT_TRUE(sampled_chains(self, "signal", argv, sig_expect,
+				   ARRAY_SIZE(sig_expect), CHAINS_COMPLETE));
 }
 
-TEST(signal_handler)
+TEST_F(sampled, vdso)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	struct wl_run w;
-	bool ok;
+	char *const argv[] = { self->exe, WL_ARG, "vdso", NULL };
 
-	ASSERT_EQ(0, run(&w, "signal", sig_expect[0], &f, &o));
-	ok = chain_report("signal", &w.s, &f, sig_expect,
-			  ARRAY_SIZE(sig_expect), &o, &st);
-	wl_cleanup(&w);
-	ASSERT_TRUE(ok);
-}
-
-TEST(vdso)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	struct wl_run w;
-	int saved, saved_eh;
-	bool ok;
-
-	saved = sysctl_int_read(RECOVER_SYSCTL);
-	ASSERT_LE(0, saved);
-	saved_eh = sysctl_int_read(EH_FRAME_SYSCTL);
-	ASSERT_LE(0, saved_eh);
-	ASSERT_EQ(0, sysctl_int_write(RECOVER_SYSCTL, 1));
-	ASSERT_EQ(0, sysctl_int_write(EH_FRAME_SYSCTL, 1));
-	ASSERT_EQ(0, run(&w, "vdso", vdso_expect[0], &f, &o));
-	ok = chain_report("vdso", &w.s, &f, vdso_expect,
-			  ARRAY_SIZE(vdso_expect), &o, &st);
-	wl_cleanup(&w);
-	sysctl_int_write(RECOVER_SYSCTL, saved);
-	sysctl_int_write(EH_FRAME_SYSCTL, saved_eh);
-	ASSERT_TRUE(ok);
+	ASSERT_EQ(0, sampled_sysctl(self, RECOVER_SYSCTL, 1));
+	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, 1));
+	diag_env(self->exe);
+	ASSERT_TRUE(sampled_chains(self, "vdso", argv, vdso_expect,
+				   ARRAY_SIZE(vdso_expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

@@ -8,13 +8,12 @@
 #include <sched.h>
 #include <sys/prctl.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN, "_start", CHAIN_END };
 
-TEST(sframe_static)
+TEST_F(sampled, sframe_static)
 {
 	char exe[PATH_MAX];
 	char *const argv[] = { exe, NULL };
@@ -22,7 +21,8 @@ TEST(sframe_static)
 	ASSERT_EQ(0, self_dir_file(exe, sizeof(exe), "static_wl"));
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
-	ASSERT_TRUE(wl_chain_test("static", argv, expect, ARRAY_SIZE(expect)));
+	ASSERT_TRUE(sampled_chains(self, "static", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 /*
@@ -34,37 +34,27 @@ TEST(sframe_static)
  * last section found) must never answer a lookup of the other: the chains
  * of both must be complete.
  */
-TEST(sframe_static_pair)
+TEST_F(sampled, sframe_static_pair)
 {
 	struct phase_goal g[2] = {
 		{ .f = SAMPLE_FILTER_ANY, .leaf = expect[0] },
 		{ .f = SAMPLE_FILTER_ANY, .leaf = expect[0] },
 	};
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, "pair", NULL };
-	struct wl_run w;
-	bool ok1, ok2;
+	char *const argv[] = { self->exe, WL_ARG, "pair", NULL };
 
-	sampler_get_opts(&o);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
+	diag_env(self->exe);
+	ASSERT_EQ(0, sampled_start(self, argv));
+	g[0].f.pid = self->w.pid;	/* static_wl_s2k */
+	g[1].f.not_pid = self->w.pid;	/* static_wl_s4k, its child */
+	EXPECT_EQ(0, sampled_until(self, g, ARRAY_SIZE(g)));
+	EXPECT_EQ(0, sampled_finish(self));
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
-	g[0].f.pid = w.pid;		/* static_wl_s2k */
-	g[1].f.not_pid = w.pid;		/* static_wl_s4k, its child */
-	EXPECT_EQ(0, wl_phase_until(&w, &o, g, ARRAY_SIZE(g)));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
-
-	ok1 = chain_report("static_wl_s2k", &w.s, &g[0].f, expect,
-			   ARRAY_SIZE(expect), &o, &st);
-	ok2 = chain_report("static_wl_s4k", &w.s, &g[1].f, expect,
-			   ARRAY_SIZE(expect), &o, &st);
-	wl_cleanup(&w);
-	EXPECT_TRUE(ok1);
-	ASSERT_TRUE(ok2);
+	self->f = g[0].f;
+	EXPECT_TRUE(sampled_check(self, "static_wl_s2k", expect,
+				  ARRAY_SIZE(expect), CHAINS_COMPLETE));
+	self->f = g[1].f;
+	EXPECT_TRUE(sampled_check(self, "static_wl_s4k", expect,
+				  ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 /*

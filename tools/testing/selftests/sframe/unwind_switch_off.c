@@ -7,60 +7,24 @@
  */
 #include <limits.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 static const char *const expect[] = { WL_CHAIN };
 
-FIXTURE(sysctl_off) {
-	int saved;
-};
-
-FIXTURE_SETUP(sysctl_off)
+TEST_F(sampled, sframe_switched_off)
 {
-	int ret;
+	char *const argv[] = { self->exe, WL_ARG, NULL };
+	int ret = sampled_sysctl(self, UNWIND_SYSCTL, 0);
 
-	self->saved = unwind_sysctl_read();
-	if (self->saved < 0)
+	if (ret)
 		SKIP(return, "%s: %s (kernel without SFrame user unwinding?)",
-		     UNWIND_SYSCTL, strerror(-self->saved));
-	ret = unwind_sysctl_write(0);
-	if (ret) {
-		self->saved = -1;
-		SKIP(return, "cannot write %s: %s", UNWIND_SYSCTL,
-		     strerror(-ret));
-	}
-	diag("%s: %d -> 0\n", UNWIND_SYSCTL, self->saved);
-}
-
-FIXTURE_TEARDOWN(sysctl_off)
-{
-	if (self->saved >= 0) {
-		EXPECT_EQ(0, unwind_sysctl_write(self->saved));
-		diag("%s restored to %d\n", UNWIND_SYSCTL, self->saved);
-	}
-}
-
-TEST_F(sysctl_off, sframe_switched_off)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
-	struct wl_run w;
-
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
-	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
-	chain_report("sframe off", &w.s, &f, expect, ARRAY_SIZE(expect), &o,
-		     &st);
-	wl_cleanup(&w);
+		     UNWIND_SYSCTL, strerror(-ret));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 	/* enough samples, and no chain complete: SFrame was not used */
-	ASSERT_GE(st.leaf, o.min_leaf);
-	ASSERT_EQ(0, st.complete);
+	ASSERT_TRUE(sampled_chains(self, "sframe off", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_NONE));
 }
 
 int main(int argc, char **argv)

@@ -8,8 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #define NR_THREADS	4
@@ -28,47 +27,36 @@ static noinline __noclone void *thread_fn(void *arg)
 	return NULL;
 }
 
-TEST(sframe_threads)
+TEST_F(sampled, sframe_threads)
 {
-	struct sample_filter f = SAMPLE_FILTER_ANY;
 	pid_t tids[NR_THREADS + 1];
 	struct phase_goal g = {
-		.f = SAMPLE_FILTER_ANY,
 		.leaf = expect[0],
 		.threads = NR_THREADS,
 	};
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX], label[64];
-	char *const argv[] = { exe, WL_ARG, NULL };
-	struct wl_run w;
-	int i, n, bad = 0;
+	char label[64];
+	char *const argv[] = { self->exe, WL_ARG, NULL };
+	int i, n;
 
-	sampler_get_opts(&o);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
 
-	ASSERT_EQ(0, wl_start(&w, exe, argv, &o));
+	ASSERT_EQ(0, sampled_start(self, argv));
 	/* enough samples in every thread */
-	g.f.pid = w.pid;
-	EXPECT_EQ(0, wl_phase_until(&w, &o, &g, 1));
-	EXPECT_EQ(0, wl_finish(&w));
-	EXPECT_TRUE(wl_exit_ok(&w));
+	g.f = self->f;
+	EXPECT_EQ(0, sampled_until(self, &g, 1));
+	EXPECT_EQ(0, sampled_finish(self));
 
-	n = chain_tids(&w.s, w.pid, expect[0], tids, ARRAY_SIZE(tids));
+	n = chain_tids(&self->w.s, self->w.pid, expect[0], tids,
+		       ARRAY_SIZE(tids));
 	diag("%d threads with %s samples\n", n, expect[0]);
-	f.pid = w.pid;
+	EXPECT_EQ(NR_THREADS, n);
 	for (i = 0; i < n; i++) {
-		f.tid = tids[i];
+		self->f.tid = tids[i];
 		snprintf(label, sizeof(label), "thread %d", i);
-		if (!chain_report(label, &w.s, &f, expect, ARRAY_SIZE(expect),
-				  &o, &st))
-			bad++;
+		EXPECT_TRUE(sampled_check(self, label, expect,
+					  ARRAY_SIZE(expect), CHAINS_COMPLETE));
 	}
-	wl_cleanup(&w);
-	ASSERT_EQ(NR_THREADS, n);
-	ASSERT_EQ(0, bad);
 }
 
 int main(int argc, char **argv)

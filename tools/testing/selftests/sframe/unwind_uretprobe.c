@@ -17,8 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 #define UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
@@ -61,75 +60,48 @@ static int read_int(const char *path, const char *fmt, int *v)
 	return ret;
 }
 
-FIXTURE(uretprobe) {
-	int fds[64];
-	int nfds;
-};
-
-FIXTURE_SETUP(uretprobe)
+TEST_F(sampled, chain_through_trampoline)
 {
 	struct text_addr t = { .addr = (unsigned long)b };
 	struct perf_event_attr attr = { .size = sizeof(attr) };
-	char exe[PATH_MAX];
 	int type, bit, cpu, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char *const argv[] = { self->exe, WL_ARG, NULL };
+	unsigned long long hits = 0, n;
+	int fds[64], nfds = 0, i;
 
-	self->nfds = 0;
 	if (read_int(UPROBE_PMU "/type", "%d", &type) ||
 	    read_int(UPROBE_PMU "/format/retprobe", "config:%d", &bit))
 		SKIP(return, "no uprobe PMU (%s)", UPROBE_PMU);
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	dl_iterate_phdr(main_prog_off, &t);
 	ASSERT_NE(0, t.off);
 
+	/* the events end with the test's process */
 	attr.type = type;
 	attr.config = 1ULL << bit;
-	attr.config1 = (unsigned long)exe;	/* uprobe_path */
-	attr.config2 = t.off;			/* probe_offset */
-	for (cpu = 0; cpu < ncpu && cpu < 64; cpu++) {
+	attr.config1 = (unsigned long)self->exe;	/* uprobe_path */
+	attr.config2 = t.off;				/* probe_offset */
+	for (cpu = 0; cpu < ncpu && cpu < ARRAY_SIZE(fds); cpu++) {
 		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
 				 PERF_FLAG_FD_CLOEXEC);
 
 		ASSERT_LE(0, fd) TH_LOG("uretprobe at %s+%#lx on CPU %d: %s",
-					exe, t.off, cpu, strerror(errno));
-		self->fds[self->nfds++] = fd;
+					self->exe, t.off, cpu, strerror(errno));
+		fds[nfds++] = fd;
 	}
-	diag("uretprobe on b at %s+%#lx, %d CPUs\n", exe, t.off, self->nfds);
-}
+	diag("uretprobe on b at %s+%#lx, %d CPUs\n", self->exe, t.off, nfds);
 
-FIXTURE_TEARDOWN(uretprobe)
-{
-	while (self->nfds)
-		close(self->fds[--self->nfds]);
-}
-
-TEST_F(uretprobe, chain_through_trampoline)
-{
-	struct sample_filter f = SAMPLE_FILTER_ANY;
-	struct sampler_opts o;
-	struct chain_stats st;
-	char exe[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
-	unsigned long long hits = 0, n;
-	struct wl_run w;
-	bool ok;
-	int i;
-
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
-	diag_env(exe);
-	ASSERT_EQ(1, elf_has_sframe(exe));
-	EXPECT_EQ(0, wl_sample(&w, argv, expect[0], &f, &o));
+	diag_env(self->exe);
+	ASSERT_EQ(1, elf_has_sframe(self->exe));
+	EXPECT_EQ(0, sampled_run(self, argv, expect[0]));
 
 	/* b returned once the workload was told to stop */
-	for (i = 0; i < self->nfds; i++)
-		if (read(self->fds[i], &n, sizeof(n)) == sizeof(n))
+	for (i = 0; i < nfds; i++)
+		if (read(fds[i], &n, sizeof(n)) == sizeof(n))
 			hits += n;
 	diag("uretprobe on b fired %llu times\n", hits);
-
-	ok = chain_report("through the uretprobe trampoline", &w.s, &f,
-			  expect, ARRAY_SIZE(expect), &o, &st);
-	wl_cleanup(&w);
 	EXPECT_LE(1, hits);
-	ASSERT_TRUE(ok);
+	ASSERT_TRUE(sampled_check(self, "through the uretprobe trampoline",
+				  expect, ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

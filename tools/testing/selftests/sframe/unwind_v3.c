@@ -14,8 +14,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
-#include "sampler.h"
+#include "sampled.h"
 #include "workload.h"
 
 void dso_entry(void (*cb)(void));
@@ -68,18 +67,18 @@ noinline __noclone int v3_outer(int n)
 	return ret;
 }
 
-TEST(sframe_v3)
+TEST_F(sampled, sframe_v3)
 {
-	char exe[PATH_MAX], lib[PATH_MAX];
-	char *const argv[] = { exe, WL_ARG, NULL };
+	char lib[PATH_MAX];
+	char *const argv[] = { self->exe, WL_ARG, NULL };
 
-	ASSERT_EQ(0, self_path(exe, sizeof(exe)));
 	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_v3.so"));
-	diag_env(exe);
+	diag_env(self->exe);
 	diag_elf(lib);
-	ASSERT_EQ(3, elf_sframe_version(exe));
+	ASSERT_EQ(3, elf_sframe_version(self->exe));
 	ASSERT_EQ(3, elf_sframe_version(lib));
-	ASSERT_TRUE(wl_chain_test("v3", argv, expect, ARRAY_SIZE(expect)));
+	ASSERT_TRUE(sampled_chains(self, "v3", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

@@ -3,15 +3,12 @@
 # (tag "base") with patches/ applied by git am on top.
 #
 #   harness/base.sh          extract if needed, (re)apply the series if changed
-#   harness/base.sh --check  only verify the installed base package version
+#   harness/base.sh --check  only fetch the pinned base package (harness/fetch-base.sh)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 check_base() {
-	local v
-	v=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || true)
-	[ "$v" = "$BASE_VERSION" ] ||
-		die "$BASE_PKG $BASE_VERSION is required (installed: ${v:-none}); run harness/deps.sh"
+	"$TOP/harness/fetch-base.sh"
 	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL missing"
 }
 

@@ -1,14 +1,19 @@
 # Shared settings for the harness scripts (sourced, not executed).
-# The pinned base: Debian's linux-source-6.12 package, this exact version.
-BASE_PKG=linux-source-6.12
-BASE_VERSION=6.12.117-1~deb12u1
-BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
-BASE_TOPDIR=linux-source-6.12
+# The pinned base: Debian's linux-source-7.2 package, this exact version,
+# fetched (not installed) by harness/fetch-base.sh from the Debian archive
+# apt is configured with, suite BASE_SUITE.
+BASE_PKG=linux-source-7.2
+BASE_VERSION=7.2.12-1~bpo13+1
+BASE_SUITE=trixie-backports
+BASE_SHA256=73ca6c22599ba411ab3179642d33501ca2c90174e13c3c8d86e996ea1cbf2a8f
+BASE_TOPDIR=linux-source-7.2
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$TOP/out}
 SRC=$OUT/src/linux
 JOBS=${JOBS:-$(nproc)}
+# The package's tarball, as harness/fetch-base.sh leaves it.
+BASE_TARBALL=$OUT/base/usr/src/$BASE_PKG.tar.xz
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo "==> $*" >&2; }

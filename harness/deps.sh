@@ -17,7 +17,6 @@ set -euo pipefail
 # "name" or "name=version" (exact pin). Optional packages are installed when
 # possible, but their absence is not an error.
 REQUIRED=(
-	"$BASE_PKG=$BASE_VERSION"
 	# kernel build
 	build-essential flex bison bc libelf-dev libssl-dev cpio git xz-utils
 	# guest: emulator, userland, perf (+ libraries perf links against)
@@ -104,9 +103,7 @@ note "installing: ${miss[*]} ${miss_opt[*]}${miss_arch[*]:+ (and the package lis
 "${SUDO[@]}" apt-get update -q ||
 	die "apt-get update failed"
 if [ ${#miss[@]} -gt 0 ]; then
-	# --allow-downgrades: a newer linux-source-6.12 may already be installed;
-	# the base is pinned to one exact version.
-	"${SUDO[@]}" apt-get install -y -q --no-install-recommends --allow-downgrades "${miss[@]}" ||
+	"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${miss[@]}" ||
 		die "apt-get install failed for: ${miss[*]}"
 fi
 if [ ${#miss_opt[@]} -gt 0 ]; then

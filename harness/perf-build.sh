@@ -18,13 +18,13 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: harness/perf-build.sh ARCH" >&2; exit 2; }
 ARCH=$1
 PERF_OUT=$OUT/perf/$ARCH
-# NO_DEMANGLE: with libstdc++ present, perf 6.12 hands every symbol to
+# NO_DEMANGLE: with libstdc++ present, perf hands every symbol to
 # __cxa_demangle(), which reads a C function named c, b or a as an Itanium
 # type code and reports "char", "bool", "signed char". The guests' programs
 # are C.
 MK=(NO_DEMANGLE=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 NO_JVMTI=1 NO_LIBCRYPTO=1
     NO_LIBNUMA=1 NO_LIBUNWIND=1 NO_LIBBABELTRACE=1 NO_LIBCAP=1 NO_SDT=1
-    NO_LIBPFM4=1 NO_LIBLLVM=1 NO_LLVM=1 BUILD_BPF_SKEL=0)
+    NO_LIBPFM4=1 NO_LIBLLVM=1 NO_LLVM=1 NO_RUST=1 BUILD_BPF_SKEL=0)
 case "$ARCH" in
 x86_64) ;;
 arm64)
@@ -43,7 +43,7 @@ if ! make -C "$SRC/tools/perf" O="$PERF_OUT" "${MK[@]}" -j"$JOBS" >"$LOG" 2>&1; 
 	die "perf build for $ARCH failed (log: $LOG)"
 fi
 # The features the guest tests need must have been found.
-for f in libelf dwarf libdw-dwarf-unwind libtraceevent; do
+for f in libelf libdw libtraceevent; do
 	grep -qx "feature-$f=1" "$PERF_OUT/FEATURE-DUMP" ||
 		die "perf for $ARCH built without $f (log: $LOG)"
 done

@@ -58,6 +58,7 @@
 #include "eh_frame.h"
 #include "sframe.h"
 #include "sframe_table.h"
+#include "../../mm/internal.h"
 
 /* Sanity limits on what a file may ask the kernel to register. */
 #define SFRAME_MAX_PHNUM		128
@@ -388,7 +389,7 @@ static bool sframe_kept_over(void)
  */
 static enum lru_status sframe_kept_isolate(struct list_head *item,
 					   struct list_lru_one *list,
-					   spinlock_t *lock, void *bound)
+					   void *bound)
 {
 	struct sframe_shared *t = container_of(item, struct sframe_shared, lru);
 
@@ -1255,7 +1256,7 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 
 	reg = left ?: right ?: sec;
 	if (reg == sec &&
-	    mm->sframe_nr >= (unsigned int)READ_ONCE(sysctl_max_map_count)) {
+	    mm->sframe_nr >= (unsigned int)get_sysctl_max_map_count()) {
 		reg = ERR_PTR(-ENOSPC);
 		goto unlock;
 	}
@@ -1404,8 +1405,7 @@ static void sframe_queue_work(void)
 
 	init_task_work(&curr->sframe_work, sframe_work_fn);
 	if (task_work_add(curr, &curr->sframe_work,
-			  in_nmi() ? TWA_NMI_CURRENT :
-				     TWA_RESUME | TWAF_NO_ALLOC))
+			  in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME))
 		clear_bit_unlock(SFRAME_WORK_PENDING,
 				 &curr->sframe_work_pending);
 }
@@ -1493,61 +1493,6 @@ bool sframe_possible_user(void)
 
 	return mm && (!mtree_empty(&mm->sframe_mt) ||
 		      test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags));
-}
-
-/**
- * sframe_text_user() - is a user address in text with an SFrame table?
- * @ip:		user address of the current task
- *
- * A quick test for a word that may be a return address: it lies in the
- * mapped text of one of the task's sections that has a table. Whether a
- * function covers it is for sframe_find_user() to say. No work is
- * requested: most words tested are not addresses at all.
- *
- * Context: any context, including NMI. Takes no locks and does not fault.
- * Return: true if @ip is in the text of a usable section.
- */
-bool sframe_text_user(unsigned long ip)
-{
-	struct mm_struct *mm = current->mm;
-	struct sframe_section *sec;
-	bool ret;
-
-	if (!mm)
-		return false;
-	rcu_read_lock();
-	sec = mtree_load(&mm->sframe_mt, ip);
-	ret = sec && sec->shared;
-	rcu_read_unlock();
-	return ret;
-}
-
-/**
- * sframe_func_start_user() - start of the function a user address is in
- * @ip:		user text address of the current task
- * @start:	set to the start of the function that covers @ip
- *
- * Context: any context, including NMI. Takes no locks and does not fault.
- * Return: 0 on success, -ENOENT if no section's function covers @ip.
- */
-int sframe_func_start_user(unsigned long ip, unsigned long *start)
-{
-	struct mm_struct *mm = current->mm;
-	struct sframe_section *sec;
-	int ret = -ENOENT;
-
-	if (!mm)
-		return ret;
-	rcu_read_lock();
-	sec = mtree_load(&mm->sframe_mt, ip);
-	if (sec && sec->shared) {
-		ret = sframe_rules_func(&sec->shared->rules, ip - sec->base,
-					start);
-		if (!ret)
-			*start += sec->base;
-	}
-	rcu_read_unlock();
-	return ret;
 }
 
 /**

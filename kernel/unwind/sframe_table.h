@@ -261,8 +261,6 @@ bool sframe_enabled(void);
 bool sframe_eh_frame_enabled(void);
 int sframe_hint_user(unsigned long ip, struct sframe_hint *hint);
 bool sframe_possible_user(void);
-bool sframe_text_user(unsigned long ip);
-int sframe_func_start_user(unsigned long ip, unsigned long *start);
 
 /**
  * sframe_find_user() - look up the SFrame rule for a user address
@@ -312,17 +310,6 @@ static inline int sframe_find_user(unsigned long ip,
 static inline bool sframe_possible_user(void)
 {
 	return false;
-}
-
-static inline bool sframe_text_user(unsigned long ip)
-{
-	return false;
-}
-
-static inline int sframe_func_start_user(unsigned long ip,
-					 unsigned long *start)
-{
-	return -ENOENT;
 }
 
 #endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */

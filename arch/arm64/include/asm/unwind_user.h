@@ -11,34 +11,40 @@
 #include <asm/ptrace.h>
 #include <asm/ucontext.h>
 
+#ifdef CONFIG_UNWIND_USER
+
+static inline int unwind_user_word_size(struct pt_regs *regs)
+{
+	return compat_user_mode(regs) ? 4 : 8;
+}
+
+#endif /* CONFIG_UNWIND_USER */
+
+#ifdef CONFIG_HAVE_UNWIND_USER_FP
+
 /*
  * A frame record { x29, x30 } at x29: the caller's x29 at [x29], the return
  * address above it, signed when the code uses pointer authentication.
  */
-#define ARCH_INIT_USER_FP_FRAME {					\
-	.cfa_off	= 2 * sizeof(long),				\
-	.ra_off		= -1 * (int)sizeof(long),			\
-	.fp_off		= -2 * (int)sizeof(long),			\
-	.use_fp		= true,						\
-	.ra_saved	= true,						\
-	.fp_saved	= true,						\
-	.ra_signed	= true,						\
-}
+#define ARCH_INIT_USER_FP_FRAME(ws)			\
+	.cfa_off	=  2*(ws),			\
+	.ra_off		= -1*(ws),			\
+	.fp_off		= -2*(ws),			\
+	.use_fp		= true,				\
+	.ra_saved	= true,				\
+	.fp_saved	= true,				\
+	.ra_signed	= true,
 
 /* At a function's first instruction the return address is in x30. */
-#define ARCH_INIT_USER_FP_ENTRY_FRAME {				\
-	.cfa_off	= 0,						\
-	.use_fp		= false,					\
-	.ra_saved	= false,					\
-	.fp_saved	= false,					\
-}
+#define ARCH_INIT_USER_FP_ENTRY_FRAME(ws)		\
+	.cfa_off	= 0,				\
+	.use_fp		= false,
 
 /*
  * A call leaves the return address in x30; the callee saves it anywhere
  * in its frame. The stack pointer stays 16-byte aligned.
  */
 #define ARCH_UNWIND_USER_CALL_PUSHES_RA	0
-#define ARCH_UNWIND_USER_SP_ALIGN	16
 
 /* DWARF register numbers of SP and x29 */
 #define ARCH_UNWIND_USER_DWARF_SP	31
@@ -50,12 +56,6 @@
 #define ARCH_SFRAME_ABI			SFRAME_ABI_AARCH64_ENDIAN_LITTLE
 #endif
 #define ARCH_SFRAME_ELF_MACHINE		EM_AARCH64
-
-/* Only AArch64 tasks; AArch32 compat tasks keep their own walk. */
-static inline bool arch_unwind_user_supported(struct pt_regs *regs)
-{
-	return !compat_user_mode(regs);
-}
 
 /* The innermost frame's return address may still be in the link register. */
 static inline bool arch_unwind_user_link_register(struct pt_regs *regs,
@@ -142,22 +142,6 @@ static inline bool arch_unwind_user_after_call(unsigned long ra)
 		aarch64_insn_is_blr_auth(op));
 }
 
-/* The target of a BL that ends at @ra. */
-static inline bool arch_unwind_user_call_target(unsigned long ra,
-						unsigned long *target)
-{
-	u32 op;
-
-	if (!arch_unwind_user_insn_before(ra, &op) || !aarch64_insn_is_bl(op))
-		return false;
-	*target = ra - sizeof(op) + aarch64_get_branch_offset(op);
-	return true;
-}
-
-/* PLT entries are not followed to their GOT slot here: no lazy stubs. */
-static inline bool arch_unwind_user_lazy_stub(unsigned long target)
-{
-	return false;
-}
+#endif /* CONFIG_HAVE_UNWIND_USER_FP */
 
 #endif /* _ASM_ARM64_UNWIND_USER_H */

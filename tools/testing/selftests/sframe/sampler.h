@@ -41,7 +41,6 @@
 #endif
 
 #define UNWIND_SYSCTL		"/proc/sys/kernel/unwind_user_sframe"
-#define RECOVER_SYSCTL		"/proc/sys/kernel/unwind_user_recover"
 #define EH_FRAME_SYSCTL		"/proc/sys/kernel/unwind_user_eh_frame"
 #define UNWIND_COMPLETE_PCT	99
 

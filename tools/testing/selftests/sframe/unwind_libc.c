@@ -7,8 +7,6 @@
  * .eh_frame is converted (kernel.unwind_user_eh_frame=1); without it,
  * none may be: the walk then stops at the first frame in libc, or goes
  * on with a frame pointer that does not lead to lc_work.
- * The *_recover variants turn the recovery of callers on instead
- * (kernel.unwind_user_recover=1): the chains must be complete then too.
  * The sysctls are restored afterwards.
  */
 #include <dlfcn.h>
@@ -151,15 +149,11 @@ out:
 FIXTURE_VARIANT(sampled) {
 	const char *mode;
 	int eh_frame;
-	int recover;
 };
 
 FIXTURE_VARIANT_ADD(sampled, memcpy) { .mode = "memcpy", .eh_frame = 1 };
 FIXTURE_VARIANT_ADD(sampled, strlen) { .mode = "strlen", .eh_frame = 1 };
 FIXTURE_VARIANT_ADD(sampled, qsort) { .mode = "qsort", .eh_frame = 1 };
-FIXTURE_VARIANT_ADD(sampled, memcpy_recover) { .mode = "memcpy", .recover = 1 };
-FIXTURE_VARIANT_ADD(sampled, strlen_recover) { .mode = "strlen", .recover = 1 };
-FIXTURE_VARIANT_ADD(sampled, qsort_recover) { .mode = "qsort", .recover = 1 };
 FIXTURE_VARIANT_ADD(sampled, memcpy_off) { .mode = "memcpy" };
 FIXTURE_VARIANT_ADD(sampled, strlen_off) { .mode = "strlen" };
 FIXTURE_VARIANT_ADD(sampled, qsort_off) { .mode = "qsort" };
@@ -171,8 +165,6 @@ TEST_F(sampled, libc)
 	/* a table for libc: complete chains; none: not one */
 	bool complete = variant->eh_frame;
 
-	complete |= variant->recover;
-	ASSERT_EQ(0, sampled_sysctl(self, RECOVER_SYSCTL, variant->recover));
 	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, variant->eh_frame));
 	diag_env(self->exe);
 	ASSERT_EQ(1, elf_has_sframe(self->exe));

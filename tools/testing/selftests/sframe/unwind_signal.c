@@ -8,12 +8,6 @@
  * returns to (the C library's __restore_rt on x86-64, the vDSO's
  * __kernel_rt_sigreturn on arm64) into the interrupted code, with the
  * registers the kernel saved in the signal frame, and on to main.
- *
- * vdso: main -> v_mid -> v_leaf calls clock_gettime() in a loop. A sample
- * in the vDSO, which has no unwinding table, must reach the C library's
- * clock_gettime() (unwound with its .eh_frame), v_leaf, v_mid and main:
- * the recovery of the callers of frames without a table, which the test
- * turns on (kernel.unwind_user_recover), finds the vDSO's caller.
  */
 #include <limits.h>
 #include <signal.h>
@@ -33,10 +27,6 @@
 static const char *const sig_expect[] = {
 	"h_leaf", "h_mid", "sig_handler", SIGTRAMP, "s_leaf", "s_mid", "main",
 	CHAIN_END
-};
-
-static const char *const vdso_expect[] = {
-	"@[vdso]", "@libc.so", "v_leaf", "v_mid", "main", CHAIN_END
 };
 
 noinline __noclone void h_leaf(void)
@@ -121,17 +111,6 @@ TEST_F(sampled, signal_handler)
 	diag_env(self->exe);
 	ASSERT_TRUE(sampled_chains(self, "signal", argv, sig_expect,
 				   ARRAY_SIZE(sig_expect), CHAINS_COMPLETE));
-}
-
-TEST_F(sampled, vdso)
-{
-	char *const argv[] = { self->exe, WL_ARG, "vdso", NULL };
-
-	ASSERT_EQ(0, sampled_sysctl(self, RECOVER_SYSCTL, 1));
-	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, 1));
-	diag_env(self->exe);
-	ASSERT_TRUE(sampled_chains(self, "vdso", argv, vdso_expect,
-				   ARRAY_SIZE(vdso_expect), CHAINS_COMPLETE));
 }
 
 int main(int argc, char **argv)

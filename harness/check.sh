@@ -349,6 +349,9 @@ group_arch() {
 	local have_demo=1
 	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe -o "$share/demo" "$TOP/harness/demo/demo.c" \
 		>"$A/demo-build.log" 2>&1 || have_demo=
+	# The same without SFrame: its table comes from its .eh_frame.
+	"$cc" -O2 -fomit-frame-pointer -o "$share/demo-eh" "$TOP/harness/demo/demo.c" \
+		>>"$A/demo-build.log" 2>&1 || have_demo=
 
 	# The other consumers (harness/guest/consumers.sh): the tree's perf on a
 	# system-call tracepoint; bpftrace from the share on x86_64.
@@ -409,36 +412,49 @@ group_arch() {
 	# Selftests: one line per program.
 	judge_selftests "$label" "$share" "$limit" "${names[@]}"
 
-	# perf test: perf record -g on the demo; the samples whose leaf is c
-	# must show exactly c <- b <- a <- main.
-	local p=$share/perf mode samples=0 leaf=0 full=0 psecs plabel="perf -g"
-	if [ -z "$have_demo" ]; then
-		not_ok "$label: perf test (demo program does not build)"
-		comment <"$A/demo-build.log"
-	elif [ -f "$p/absent" ]; then
-		not_ok "$label: perf test (no perf in the $arch guest: $(head -n 1 "$p/absent"))"
-	elif [ ! -f "$p/modes" ]; then
-		not_ok "$label: perf test (did not run)"
-	else
-		mode=$(cat "$p/modes")
-		eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
-			"$p/script-$mode.txt" 2>/dev/null | grep -E '^(samples|leaf|full)=[0-9]+$' || true)"
-		# perf-demo.sh recorded until it had 1000 samples (at most 4 tries)
-		psecs=$(cat "$p/secs-$mode" 2>/dev/null || echo '?')
-		if [ "$samples" -ge 1000 ]; then
-			ok "$label: perf cpu-clock sampling ($samples samples in a ${psecs} s run at 1000 Hz)"
-		else
-			not_ok "$label: perf cpu-clock sampling ($samples samples in a ${psecs} s run at 1000 Hz; hrtimers not high-res?)"
-			comment <"$p/record-$mode.txt"
+	# perf test: perf record on the demo (SFrame) and demo-eh (.eh_frame),
+	# chains taken where perf samples (-g) and deferred to the return to
+	# user space (--call-graph fp,defer); the samples whose leaf is c must
+	# show exactly c <- b <- a <- main.
+	local p prog mode samples leaf full psecs plabel
+	for prog in demo demo-eh; do
+		p=$share/perf${prog#demo}
+		if [ -z "$have_demo" ]; then
+			not_ok "$label: perf test (demo program does not build)"
+			comment <"$A/demo-build.log"
+			break
+		elif [ -f "$share/perf/absent" ]; then
+			not_ok "$label: perf test (no perf in the $arch guest: $(head -n 1 "$share/perf/absent"))"
+			break
+		elif [ ! -f "$p/modes" ]; then
+			not_ok "$label: perf test of $prog (did not run)"
+			continue
 		fi
-		if [ "$leaf" -ge 100 ] && [ $((full * 1000)) -ge $((PERF_MIN_PERMILLE * leaf)) ]; then
-			ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
-		else
-			not_ok "$label: $plabel chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
-			awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
-				"$p/script-$mode.txt" 2>/dev/null | comment
-		fi
-	fi
+		for mode in $(cat "$p/modes"); do
+			samples=0 leaf=0 full=0
+			case $mode in
+			defer) plabel="perf --call-graph fp,defer" ;;
+			*) plabel="perf -g" ;;
+			esac
+			eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm="$prog" -v chain=c,b,a,main \
+				"$p/script-$mode.txt" 2>/dev/null | grep -E '^(samples|leaf|full)=[0-9]+$' || true)"
+			# perf-demo.sh recorded until it had 1000 samples (at most 4 tries)
+			psecs=$(cat "$p/secs-$mode" 2>/dev/null || echo '?')
+			if [ "$samples" -ge 1000 ]; then
+				ok "$label: $prog, $plabel: cpu-clock sampling ($samples samples in a ${psecs} s run at 1000 Hz)"
+			else
+				not_ok "$label: $prog, $plabel: cpu-clock sampling ($samples samples in a ${psecs} s run at 1000 Hz; hrtimers not high-res?)"
+				comment <"$p/record-$mode.txt"
+			fi
+			if [ "$leaf" -ge 100 ] && [ $((full * 1000)) -ge $((PERF_MIN_PERMILLE * leaf)) ]; then
+				ok "$label: $prog, $plabel: chain c<-b<-a<-main in $full of $leaf samples with leaf c (>= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
+			else
+				not_ok "$label: $prog, $plabel: chain c<-b<-a<-main in $full of $leaf samples with leaf c (need >= ${PERF_MIN_PERMILLE}/1000, unwinder $mode)"
+				awk -f "$TOP/harness/demo/chains.awk" -v comm="$prog" -v chain=c,b,a,main \
+					"$p/script-$mode.txt" 2>/dev/null | comment
+			fi
+		done
+	done
 
 	# The other consumers, judged from their output.
 	if [ -f "$share/consumers.on" ]; then

@@ -14,7 +14,6 @@ kind=$1 reps=$2 arch=$3
 parts=${4:-cost worst scale perf cold exec fork eh}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
-R=/proc/sys/kernel/unwind_user_recover
 # The .eh_frame conversion (files mapped while it is 0 get no table from
 # their .eh_frame). The parts that compare against programs without any
 # table set it to 0 for those runs.
@@ -128,15 +127,6 @@ if has cost; then
 	# Sanity: the SFrame build unwound with frame pointers only is broken.
 	echo 0 >$S; run ./ubench-sf -t sf-off -N -D 16 -C 1 -n 100 -r 1
 	echo 1 >$S
-	# One frame of the 16 without SFrame (level 8, or the leaf): the cost
-	# of recovering its caller (turned on for these runs; off by
-	# default); broken with the recovery off.
-	if [ -w $R ]; then
-		echo 1 >$R
-		run ./ubench-rcmid -t rc-mid -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
-		run ./ubench-rcleaf -t rc-leaf -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
-		echo 0 >$R; run ./ubench-rcmid -t rc-off -N -D 16 -C 1 -n 100 -r 1
-	fi
 fi
 
 # The worst case of a lookup on a valid section: functions of 8,001 rows
@@ -150,15 +140,6 @@ if has worst; then
 	echo 1 >$S; run ./ubench-adv -t adv-sf -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
 	echo 0 >$S; run ./ubench-adv-fp -t adv-fp -D 16,64,128 -C 1 -n "$WN" -r "$reps" -c $G
 	echo 1 >$S; run ./ubench-adv -t adv-sf-cached -D 16,64,128 -C 1 -n "$WN" -r "$reps"
-	# The recovery on a stack built to defeat it: level 8 without SFrame
-	# data fills 256 words of its frame with its callers' return
-	# addresses (turned on for this run; off by default). Its chains may
-	# end early or be wrong: reported, not failed (-N).
-	if [ -w $R ]; then
-		echo 1 >$R
-		run ./ubench-rchost -t rc-hostile -N -D 16 -C 1,64 -n "$N" -r "$reps" -g $G
-		echo 0 >$R
-	fi
 fi
 
 if has scale; then

@@ -15,9 +15,6 @@ share=$1
 prog=$share/selftests/unwind_consumers
 out=$share/consumers
 sysctl=/proc/sys/kernel/unwind_user_sframe
-# The writes go through write() of a C library without SFrame data: its
-# caller is guessed only where the recovery is asked for (off by default).
-recover=/proc/sys/kernel/unwind_user_recover
 eh_frame=/proc/sys/kernel/unwind_user_eh_frame
 mkdir -p "$out"
 [ -x "$prog" ] || { echo "no $prog" >"$out/absent"; exit 0; }
@@ -33,7 +30,6 @@ run() {
 	echo $? >"$out/$name.rc"
 }
 
-echo 1 >$recover
 for mode in on off; do
 	case $mode in on) echo 1 >$sysctl ;; off) echo 0 >$sysctl ;; esac
 	# perf: every write of the workload, 1000 from each of its two paths
@@ -64,5 +60,4 @@ for mode in on off; do
 	unset LD_LIBRARY_PATH WL_MAPS
 done
 echo 1 >$sysctl
-echo 0 >$recover
 exit 0

@@ -41,16 +41,23 @@ if [ -f "$st/list" ]; then
 fi
 
 # The perf test: the demo with the SFrame unwinder on (if this kernel has
-# the switch), counted on the host. A guest without perf (the initramfs
-# says why in /etc/harness-no-perf) leaves SHARE/perf/absent instead.
+# the switch), its chains taken where perf samples (-g) and deferred to the
+# return to user space (--call-graph fp,defer), counted on the host; the
+# same for the demo built without SFrame (demo-eh: its .eh_frame gives its
+# table). A guest without perf (the initramfs says why in
+# /etc/harness-no-perf) leaves SHARE/perf/absent instead.
 if [ -x "$share/demo" ] && ! command -v perf >/dev/null 2>&1; then
 	mkdir -p "$share/perf"
 	cat /etc/harness-no-perf >"$share/perf/absent" 2>/dev/null ||
 		echo "perf is not on PATH" >"$share/perf/absent"
 	echo "== perf test: no perf in this guest"
 elif [ -x "$share/demo" ]; then
-	sh /harness/perf-demo.sh "$share/demo" "$share/perf" on 2 1000 >/dev/null 2>&1
+	sh /harness/perf-demo.sh "$share/demo" "$share/perf" "on defer" 2 1000 >/dev/null 2>&1
 	echo $? >"$share/perf/rc"
+	if [ -x "$share/demo-eh" ]; then
+		sh /harness/perf-demo.sh "$share/demo-eh" "$share/perf-eh" "on defer" 2 1000 >/dev/null 2>&1
+		echo $? >"$share/perf-eh/rc"
+	fi
 	echo "== perf test: done"
 fi
 if [ -f "$share/consumers.on" ]; then

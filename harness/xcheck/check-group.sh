@@ -32,8 +32,7 @@
 #
 # Environment: KERNEL, INITRD (harness/qemu-run.sh), XCHECK_SFRAME=0|1
 # (kernel.unwind_user_sframe for the run, default 1), XCHECK_EH_FRAME=0|1
-# and XCHECK_RECOVER=0|1 (kernel.unwind_user_eh_frame and
-# kernel.unwind_user_recover; default: the kernel's), XCHECK_REPORT_OPTS
+# (kernel.unwind_user_eh_frame; default: the kernel's), XCHECK_REPORT_OPTS
 # (e.g. "--threshold 99.5"), XCHECK_SECONDS (run time of each program;
 # default 1.5, 3 on arm64, whose TCG guest runs slower), XCHECK_SAMPLES
 # (default 2000) and XCHECK_TRIES (default 4): a program whose recording

@@ -67,10 +67,10 @@ xc_maps() {
 }
 
 # The sysctls of the series that xcheck-report needs to know.
-XC_SYSCTLS="unwind_user_sframe unwind_user_eh_frame unwind_user_recover"
+XC_SYSCTLS="unwind_user_sframe unwind_user_eh_frame"
 
 # xc_guest_sysctls FILE: guest shell lines that set the sysctls asked for
-# (XCHECK_SFRAME, XCHECK_EH_FRAME, XCHECK_RECOVER: 0 or 1), then print
+# (XCHECK_SFRAME, XCHECK_EH_FRAME: 0 or 1), then print
 # every one as "xcheck: kernel.NAME=VALUE" and write it as NAME=VALUE
 # (VALUE "absent" without the series) to FILE, a guest path.
 xc_guest_sysctls() {
@@ -79,7 +79,6 @@ xc_guest_sysctls() {
 		case $n in
 		unwind_user_sframe) v=${XCHECK_SFRAME:-} ;;
 		unwind_user_eh_frame) v=${XCHECK_EH_FRAME:-} ;;
-		unwind_user_recover) v=${XCHECK_RECOVER:-} ;;
 		esac
 		[ -z "$v" ] ||
 			echo "echo $v >/proc/sys/kernel/$n || echo 'xcheck: cannot set kernel.$n' >&2"

@@ -18,7 +18,6 @@
 #   KERNEL, INITRD        guest images (see harness/qemu-run.sh)
 #   XCHECK_SFRAME=0|1     set kernel.unwind_user_sframe before recording
 #   XCHECK_EH_FRAME=0|1   set kernel.unwind_user_eh_frame before recording
-#   XCHECK_RECOVER=0|1    set kernel.unwind_user_recover before recording
 #   XCHECK_RECORD_OPTS    more xcheck-record options (-p NS, -s BYTES)
 #   XCHECK_REPORT_OPTS    more xcheck-report options (--threshold PCT,
 #                         --max-wrong PCT, --min-samples N, --list N,

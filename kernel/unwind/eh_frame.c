@@ -1218,7 +1218,7 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	    eh_uint(&c, 4, &count) || count > (c.end - c.pos) / 8)
 		return -EINVAL;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	w = kzalloc_obj(*w, GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
 	w->ip.in = in;

@@ -10,7 +10,7 @@
 #include <linux/string.h>
 #include <linux/unwind_user_types.h>
 
-#include <asm/unwind_user.h>
+#include <linux/unwind_user.h>
 
 #include "sframe.h"
 #include "sframe_table.h"

@@ -53,7 +53,7 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 
-#include <asm/unwind_user.h>
+#include <linux/unwind_user.h>
 
 #include "eh_frame.h"
 #include "sframe.h"
@@ -1175,7 +1175,7 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 		goto bad;
 
 add:
-	sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
+	sec = kzalloc_obj(*sec, GFP_KERNEL_ACCOUNT);
 	if (!sec) {
 		sframe_shared_put(shared);
 		goto out;

@@ -13,9 +13,10 @@
 
 #ifdef CONFIG_UNWIND_USER
 
+/* AArch32 compat tasks are not unwound: their frames differ. */
 static inline int unwind_user_word_size(struct pt_regs *regs)
 {
-	return compat_user_mode(regs) ? 4 : 8;
+	return compat_user_mode(regs) ? 0 : 8;
 }
 
 #endif /* CONFIG_UNWIND_USER */
@@ -25,11 +26,12 @@ static inline int unwind_user_word_size(struct pt_regs *regs)
 /*
  * A frame record { x29, x30 } at x29: the caller's x29 at [x29], the return
  * address above it, signed when the code uses pointer authentication.
+ * @ws is 8: AArch32 tasks are not unwound.
  */
 #define ARCH_INIT_USER_FP_FRAME(ws)			\
-	.cfa_off	=  2*(ws),			\
-	.ra_off		= -1*(ws),			\
-	.fp_off		= -2*(ws),			\
+	.cfa_off	= 2 * (ws),			\
+	.ra_off		= -8,				\
+	.fp_off		= -16,				\
 	.use_fp		= true,				\
 	.ra_saved	= true,				\
 	.fp_saved	= true,				\
@@ -37,7 +39,7 @@ static inline int unwind_user_word_size(struct pt_regs *regs)
 
 /* At a function's first instruction the return address is in x30. */
 #define ARCH_INIT_USER_FP_ENTRY_FRAME(ws)		\
-	.cfa_off	= 0,				\
+	.cfa_off	= 0 * (ws),			\
 	.use_fp		= false,
 
 /*

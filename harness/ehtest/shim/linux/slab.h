@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Host shim for <linux/slab.h> for kernel/unwind/eh_frame.c: kzalloc()
- * and kfree() on the C library's heap (under ASan in the tests).
+ * Host shim for <linux/slab.h> for kernel/unwind/eh_frame.c: kzalloc(),
+ * kzalloc_obj() and kfree() on the C library's heap (under ASan in the
+ * tests).
  */
 #ifndef _EHTEST_LINUX_SLAB_H
 #define _EHTEST_LINUX_SLAB_H
@@ -15,6 +16,8 @@ static inline void *kzalloc(size_t size, int gfp)
 	(void)gfp;
 	return calloc(1, size);
 }
+
+#define kzalloc_obj(p, gfp)	kzalloc(sizeof(p), gfp)
 
 static inline void kfree(const void *p)
 {

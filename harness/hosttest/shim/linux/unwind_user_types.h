@@ -1,3 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Not a shim: forwards to the kernel series' own header (see sframe.h). */
-#include "../../../../include/linux/unwind_user_types.h"
+/*
+ * Not a shim: the series' version of mainline's header, from the patched
+ * kernel tree (UNWIND_USER_TYPES_H, set by the Makefile).
+ */
+#include <linux/bits.h>
+#include UNWIND_USER_TYPES_H

@@ -18,6 +18,10 @@ B=$OUT/build/mutants-x86_64
 ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 [ -f "$OUT/build/x86_64/.config" ] || die "no x86_64 guest kernel (make kernel ARCH=x86_64)"
 [ -x "$ST/unwind_registry" ] || die "no selftests in $ST (make check ARCH=x86_64, or SELFTESTS=dir)"
+# The perf test's program and its counter, beside the selftests.
+gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$ST/demo" "$TOP/harness/demo/demo.c" ||
+	die "cannot build the demo program"
+cp "$TOP/harness/demo/chains.awk" "$ST/"
 
 # name@file@python-literal old@python-literal new@tests that must fail
 #
@@ -64,9 +68,9 @@ MUTANTS=(
 "no-merge@kernel/unwind/sframe_mm.c@'if (left && sframe_same(left, sec))'@'if (0)'@unwind_registry"
 "free-in-rcu@kernel/unwind/sframe_mm.c@'\tmt_clear_in_rcu(&mm->sframe_mt);\n'@''@unwind_registry"
 "base-of-mapped-segment@kernel/unwind/sframe_mm.c@'sec->base = bias + lo;'@'sec->base = bias + text->p_vaddr;'@unwind_registry"
-"fp-after-eagain@kernel/unwind/user.c@'} else if (ret != -ENOENT) {'@'} else if (0) {'@unwind_fork unwind_discovery unwind_coldstart"
+"fp-after-eagain@kernel/unwind/user.c@'\t\treturn ret == -ENOENT ? -ENOENT : -EINVAL;'@'\t\treturn -ENOENT;'@unwind_fork unwind_discovery unwind_coldstart"
 "no-uretprobe-translation@kernel/unwind/user.c@'\tra = unwind_user_uretprobe(state, ra);\n'@''@unwind_uretprobe"
-"no-memcg-accounting@kernel/unwind/sframe_mm.c@'sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);'@'sec = kzalloc(sizeof(*sec), GFP_KERNEL);'@unwind_registry"
+"no-memcg-accounting@kernel/unwind/sframe_mm.c@'sec = kzalloc_obj(*sec, GFP_KERNEL_ACCOUNT);'@'sec = kzalloc_obj(*sec, GFP_KERNEL);'@unwind_registry"
 "read-without-collector@kernel/unwind/sframe_mm.c@'if (!sframe_enabled() || !atomic_read(&sframe_collectors)) {'@'if (!sframe_enabled()) {'@unwind_discovery"
 "read-with-access-event@kernel/unwind/sframe_mm.c@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n'@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n\t{ char c; loff_t p = pos; (void)kernel_read(file, &c, 1, &p); }\n'@unwind_discovery"
 "no-on-demand-discovery@kernel/unwind/sframe_mm.c@'\t\tsframe_discover(curr->mm);'@'\t\t;'@unwind_discovery"
@@ -88,6 +92,7 @@ MUTANTS=(
 "eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
 "vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (sframe_vdso_hint(mm, ip, first, last, hint))\n\t\t\treturn 0;\n'@''@unwind_eh_frame"
+"defer-without-tables@kernel/unwind/user.c@'\tif (!ret && state->ws == sizeof(long) && unwind_user_has_sframe()) {'@'\tif (0) {'@perf-defer"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 
@@ -106,8 +111,11 @@ note "building the unmutated kernel in $B"
 # guest_tests "TESTS" LOG: run the selftests TESTS in a guest on the kernel
 # in $B; non-zero if any failed, if the KUnit suite that ran at boot failed
 # (its lines in the kernel log), or if the guest did not finish.
+# A test named perf-MODE is the perf test of make check in that mode
+# (harness/guest/perf-demo.sh on the SFrame demo): it fails unless 99.5% of
+# the samples whose leaf is c show c <- b <- a <- main.
 guest_tests() {
-	local cmd="cd /host; rc=0; for t in $1; do [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
+	local cmd="cd /host; rc=0; for t in $1; do case \$t in perf-*) m=\${t#perf-}; sh /harness/perf-demo.sh ./demo /tmp/perf \$m 2 1000 >/dev/null 2>&1; awk -f ./chains.awk -v comm=demo -v chain=c,b,a,main /tmp/perf/script-\$m.txt >/tmp/\$t.out; cat /tmp/\$t.out; awk -F= '\$1==\"leaf\"{l=\$2} \$1==\"full\"{f=\$2} END{exit !(l >= 100 && f * 1000 >= 995 * l)}' /tmp/\$t.out || { echo \"\$t failed\"; rc=1; }; continue ;; esac; [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
 	local rc=0 dmesg
 	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" >"$2" 2>&1 || rc=$?
 	dmesg=$(sed -n 's/.*kernel log: \(.*dmesg\.txt\)).*/\1/p' "$2" | tail -1)

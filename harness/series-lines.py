@@ -78,6 +78,8 @@ if decoder:
                             '-fno-strict-aliasing', '-fno-strict-overflow',
                             '-fno-common', '-funsigned-char', '-include',
                             os.path.join(shim, 'kconfig.h'), '-I' + shim,
+                            '-DUNWIND_USER_TYPES_H="%s"' % os.path.join(
+                                d, 'include/linux/unwind_user_types.h'),
                             '-O2', '-c', os.path.join(d, 'kernel/unwind/sframe.c'),
                             '-o', os.path.join(d, 'sframe.o')],
                            capture_output=True, text=True)

@@ -393,8 +393,11 @@ static enum lru_status sframe_kept_isolate(struct list_head *item,
 {
 	struct sframe_shared *t = container_of(item, struct sframe_shared, lru);
 
-	if (bound && !sframe_kept_over())
+	if (bound && !sframe_kept_over()) {
+		/* Stopping the walk drops the list's lock. */
+		spin_unlock(&list->lock);
 		return LRU_STOP;
+	}
 	if (!spin_trylock(&sframe_tables_lock))
 		return LRU_SKIP;
 	list_lru_isolate(list, item);

@@ -92,7 +92,7 @@ MUTANTS=(
 "eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
 "vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (sframe_vdso_hint(mm, ip, first, last, hint))\n\t\t\treturn 0;\n'@''@unwind_eh_frame"
-"defer-without-tables@kernel/unwind/user.c@'\tif (!ret && state->ws == sizeof(long) && unwind_user_has_sframe()) {'@'\tif (0) {'@perf-defer"
+"defer-without-tables@kernel/unwind/user.c@'\tif (state->ws == sizeof(long) && unwind_user_has_sframe()) {'@'\tif (0) {'@perf-defer"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

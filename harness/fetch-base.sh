@@ -33,12 +33,12 @@ fi
 [ -n "$uri" ] || die "no Debian archive URI in apt's sources (debian.sources or sources.list)"
 
 rm -rf "$dir"
-mkdir -p "$dir/apt/lists/partial" "$dir/apt/archives/partial"
+mkdir -p "$dir/apt/lists/partial" "$dir/apt/archives/partial" "$dir/apt/cache"
 echo "deb $uri $BASE_SUITE main" >"$dir/apt/sources.list"
 apt_opts=(-q -o Dir::Etc::SourceList="$dir/apt/sources.list"
 	-o Dir::Etc::SourceParts=/dev/null
 	-o Dir::State::Lists="$dir/apt/lists"
-	-o Dir::Cache::Archives="$dir/apt/archives"
+	-o Dir::Cache="$dir/apt/cache" -o Dir::Cache::Archives="$dir/apt/archives"
 	-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 note "fetching $BASE_PKG $BASE_VERSION from $BASE_SUITE"
 apt-get "${apt_opts[@]}" update >"$dir/apt/update.log" 2>&1 ||

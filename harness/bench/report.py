@@ -156,42 +156,6 @@ def main():
           f"(frame pointers only): {bl[0].split(': ', 1)[-1]}.")
         p("")
 
-    # ---- 1b. recovered frames -------------------------------------------
-    if get("icount", "rc-mid", 1, 16) is not None:
-        p("### 1b. A frame without SFrame data in the chain")
-        p("")
-        p("The same 16-deep chain with one level built without SFrame and without "
-          "frame pointers (as code in a C library without SFrame): level 8 "
-          "(`rc-mid`: its caller found by the stack scan) or the leaf "
-          "(`rc-leaf`: at the stack pointer, or in the link register). Cost per "
-          "recovered frame = instructions per sample minus those of the all-SFrame "
-          "chain of the same depth (`sf`, table 1).")
-        p("")
-        p("| chains | SFrame instr/sample | rc-leaf instr/sample | rc-mid instr/sample | "
-          "recovered frame, leaf: instr | recovered frame, level 8: instr | "
-          "wall ns, leaf | wall ns, level 8 | chains checked (leaf / level 8) |")
-        p("|---|---|---|---|---|---|---|---|---|")
-
-        def diff(a, b):
-            return num(a - b) if a is not None and b is not None else "n/a"
-        for chains in (1, 64):
-            sf = get("icount", "sf", chains, 16, "unwind")
-            rl = get("icount", "rc-leaf", chains, 16, "unwind")
-            rm = get("icount", "rc-mid", chains, 16, "unwind")
-            wsf = get("wall", "sf", chains, 16, "paired")
-            wrl = get("wall", "rc-leaf", chains, 16, "paired")
-            wrm = get("wall", "rc-mid", chains, 16, "paired")
-            p(f"| {chains} | {num(sf)} | {num(rl)} | {num(rm)} | {diff(rl, sf)} | "
-              f"{diff(rm, sf)} | {diff(wrl, wsf)} | {diff(wrm, wsf)} | "
-              f"{checked('rc-leaf', chains, 16)} / {checked('rc-mid', chains, 16)} |")
-        p("")
-        rb = [x for x in runs["icount"]
-              if x.startswith("broken-as-expected") and "label=rc-off" in x]
-        if rb:
-            p("Sanity check: `rc-mid` with `kernel.unwind_user_recover=0`: "
-              f"{rb[0].split(': ', 1)[-1]}.")
-            p("")
-
     # ---- 1c. worst case ---------------------------------------------------
     if get("icount", "adv-sf", 1, 16) is not None:
         p("### 1c. Worst case: the longest functions, registrations changing")
@@ -220,36 +184,6 @@ def main():
               f"{num(get('icount', 'adv-sf-cached', 1, depth))} | {num(wsf)} | "
               f"{num(wfp)} | {ratio(wsf, wfp)} | {checked('adv-sf', 1, depth)} / "
               f"{checked('adv-fp', 1, depth)} / {checked('adv-sf-cached', 1, depth)} |")
-        p("")
-
-    # ---- 1d. worst case of the recovery -----------------------------------
-    if get("icount", "rc-hostile", 1, 16) is not None:
-        p("### 1d. Worst case of the recovery: a hostile stack")
-        p("")
-        p("The 16-deep chain of table 1b with level 8 built without SFrame and "
-          "without frame pointers, and filling 256 words of its frame, below its "
-          "return address, with the return addresses its callers recorded, every "
-          "other word (live call sites in SFrame text: each one a candidate the "
-          "stack scan has to evaluate, and whose frame, read from the zeros, then "
-          "refutes it; gen.py `--hostile 256`), with `kernel.unwind_user_recover=1`. "
-          "Bound in the sources (kernel/unwind/user.c): at most "
-          "UNWIND_USER_RECOVER_EVALS = 256 candidate evaluations and "
-          "UNWIND_USER_SCAN_BUDGET = 1,024 scanned words a walk, an evaluation "
-          "reading at most UNWIND_USER_FP_CHECK + 4 = 12 stack words with as many "
-          "lookups. `chains checked` says how many sampled chains were whole and "
-          "right: a guess the scan cannot validate ends the chain at level 8.")
-        p("")
-        p("| chains | SFrame instr/sample (table 1) | rc-mid instr/sample | hostile instr/sample | "
-          "hostile minus SFrame: instr | wall ns/sample hostile | chains checked (hostile) |")
-        p("|---|---|---|---|---|---|---|")
-        for chains in (1, 64):
-            sf = get("icount", "sf", chains, 16, "unwind")
-            rm = get("icount", "rc-mid", chains, 16, "unwind")
-            rh = get("icount", "rc-hostile", chains, 16, "unwind")
-            wrh = get("wall", "rc-hostile", chains, 16, "paired")
-            d = num(rh - sf) if rh is not None and sf is not None else "n/a"
-            p(f"| {chains} | {num(sf)} | {num(rm)} | {num(rh)} | {d} | {num(wrh)} | "
-              f"{checked('rc-hostile', chains, 16)} |")
         p("")
 
     # ---- 1e. tables converted from .eh_frame -------------------------------
@@ -783,10 +717,6 @@ def main():
     if any(a is not None for _, a, _ in rw):
         p(f"| worst case printed (8,001-row functions, registrations changing): SFrame/FP "
           f"per frame | depth {rl(rw)} |")
-    rh = get("icount", "rc-hostile", 1, 16, "unwind")
-    if rh is not None:
-        p(f"| worst case of the recovery printed (hostile stack, at most 256 evaluations) "
-          f"| {num(rh)} instructions a sample, depth 16 |")
     if sizes and hostf:
         a, b = sizes[0], sizes[-1]
         ha, hb = hostf.get(f"ubench-scale-{a}"), hostf.get(f"ubench-scale-{b}")

@@ -11,7 +11,8 @@
 # perf's own --call-graph dwarf (stack copies unwound by perf: the
 # reference chain, independent of the kernel's unwinder); "defer": the
 # kernel's chains deferred to the task's return to user space
-# (--call-graph fp,defer, mainline's unwind_user(); the unwinder on).
+# (--call-graph fp,defer, mainline's unwind_user(); the unwinder on);
+# "defer-off": the same with the unwinder off.
 # Per mode: report-MODE.txt (perf report), script-MODE.txt (perf script),
 # record-MODE.txt (perf record's messages), secs-MODE (the run time of the
 # kept recording). A recording with fewer than MIN_SAMPLES samples of
@@ -52,11 +53,12 @@ rc=0
 for mode in $modes; do
 	case $mode in
 	on | defer) [ ! -e $sysctl ] || echo 1 >$sysctl || rc=1 ;;
+	defer-off) [ ! -e $sysctl ] || echo 0 >$sysctl || rc=1 ;;
 	off) echo 0 >$sysctl || rc=1 ;;
 	esac
 	ev="-g -e cpu-clock"
 	[ $mode = dwarf ] && ev="--call-graph dwarf -e cpu-clock"
-	[ $mode = defer ] && ev="--call-graph fp,defer -e cpu-clock"
+	case $mode in defer*) ev="--call-graph fp,defer -e cpu-clock" ;; esac
 	data=/tmp/perf-$mode.data
 	n=$secs try=1
 	while :; do

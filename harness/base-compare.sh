@@ -1,0 +1,70 @@
+#!/bin/bash
+# Frame-pointer chains with the series' tables switched off, against the
+# unpatched base: the demo built with frame pointers (main -> a -> b -> c,
+# -fno-omit-frame-pointer) under perf record -g and --call-graph fp,defer,
+# in one guest of each kernel: the series' with kernel.unwind_user_sframe=0
+# (modes off, defer-off of harness/guest/perf-demo.sh) and the pinned base
+# without the series (UNPATCHED=1 harness/build-kernel.sh), synchronous and
+# deferred. Prints, per kernel and mode, the samples whose leaf is c and
+# how many of them show c <- b <- a <- main, and the most common chain;
+# fails unless every kernel and mode has at least 100 such samples and
+# 99.5% of them complete, and the two kernels' most common chains are the
+# same.
+#
+#   harness/base-compare.sh [ARCH]     x86_64 (default) or arm64
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+ARCH=${1:-x86_64}
+case "$ARCH" in
+x86_64) CC=gcc ;;
+arm64) CC=aarch64-linux-gnu-gcc ;;
+*) die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
+esac
+case "$ARCH" in
+x86_64) img=arch/x86/boot/bzImage ;;
+arm64) img=arch/arm64/boot/Image ;;
+esac
+D=$OUT/base-compare/$ARCH
+rm -rf "$D"
+mkdir -p "$D/share"
+$CC -O2 -fno-omit-frame-pointer -o "$D/share/demo" "$TOP/harness/demo/demo.c" ||
+	die "cannot build the demo program"
+"$TOP/harness/build-kernel.sh" "$ARCH" >/dev/null
+UNPATCHED=1 "$TOP/harness/build-kernel.sh" "$ARCH" >/dev/null
+make -s -C "$TOP" initramfs ARCH="$ARCH" >/dev/null
+run() { # NAME KERNEL MODES
+	mkdir -p "$D/share/$1"
+	KERNEL=$2 RUN_DIR=$D/run-$1 "$TOP/harness/qemu-run.sh" "$ARCH" "$D/share" \
+		"sh /harness/perf-demo.sh /host/demo /host/$1 '$3' 2 1000" >"$D/$1.log" 2>&1 ||
+		die "the $1 guest run failed ($D/$1.log)"
+}
+run series "$OUT/build/$ARCH/$img" "off defer-off"
+run base "$OUT/build/$ARCH-unpatched/$img" "on defer"
+rc=0
+declare -A top
+for k in series base; do
+	for m in $(cat "$D/share/$k/modes"); do
+		samples=0 leaf=0 full=0 t=
+		eval "$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
+			"$D/share/$k/script-$m.txt" | grep -E '^(samples|leaf|full)=[0-9]+$')"
+		t=$(awk -f "$TOP/harness/demo/chains.awk" -v comm=demo -v chain=c,b,a,main \
+			"$D/share/$k/script-$m.txt" | sed -n 's/^top=[0-9]* //p')
+		kind=sync
+		case $m in defer*) kind=deferred ;; esac
+		top[$k-$kind]=$t
+		printf '%-6s %-9s %-9s %5d of %5d samples in c complete; most common: %s\n' \
+			"$k" "$m" "$kind" "$full" "$leaf" "$t"
+		if [ "$leaf" -lt 100 ] || [ $((full * 1000)) -lt $((995 * leaf)) ]; then
+			echo "not ok: $k $m: chains incomplete" >&2
+			rc=1
+		fi
+	done
+done
+for kind in sync deferred; do
+	if [ "${top[series-$kind]:-}" != "${top[base-$kind]:-}" ]; then
+		echo "not ok: $kind: most common chain '${top[series-$kind]:-}' with the series, '${top[base-$kind]:-}' on the base" >&2
+		rc=1
+	fi
+done
+[ $rc = 0 ] && echo "ok: frame-pointer chains with the tables off are those of the unpatched base (sync and deferred)"
+exit $rc

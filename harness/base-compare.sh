@@ -15,15 +15,9 @@
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 ARCH=${1:-x86_64}
-case "$ARCH" in
-x86_64) CC=gcc ;;
-arm64) CC=aarch64-linux-gnu-gcc ;;
-*) die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
-esac
-case "$ARCH" in
-x86_64) img=arch/x86/boot/bzImage ;;
-arm64) img=arch/arm64/boot/Image ;;
-esac
+CC=$(arch_cc "$ARCH")
+img=arch/arm64/boot/Image
+[ "$ARCH" = x86_64 ] && img=arch/x86/boot/bzImage
 D=$OUT/base-compare/$ARCH
 rm -rf "$D"
 mkdir -p "$D/share"

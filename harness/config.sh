@@ -17,3 +17,12 @@ BASE_TARBALL=$OUT/base/usr/src/$BASE_PKG.tar.xz
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo "==> $*" >&2; }
+
+# arch_cc ARCH: the C compiler for the user space of a guest architecture.
+arch_cc() {
+	case "$1" in
+	x86_64) echo gcc ;;
+	arm64) echo aarch64-linux-gnu-gcc ;;
+	*) die "unsupported ARCH '$1' (x86_64 or arm64)" ;;
+	esac
+}

@@ -7,11 +7,13 @@
 # debug kernel's ACPI interpreter runs the PCI routing method (_PRT) into
 # AML loop timeouts, and the guest then does not reach user space in
 # 8 minutes; with the routing from the PIRQ table it boots in about 30 s.
+# And with panic_on_warn=1: a WARN anywhere ends the run (the guest
+# reports no exit status), as it would on a machine set up that way.
 #
 #   harness/check-debug.sh [ARCH]     default: x86_64
 #
 # The debug kernel is built in out/build/ARCH-debug. Environment: QEMU_SMP
-# (default 2), QEMU_MEM (default 2G), APPEND (default pci=noacpi on x86_64),
+# (default 2), QEMU_MEM (default 2G), APPEND (default panic_on_warn=1, and pci=noacpi on x86_64),
 # BOOT_TIMEOUT (default 400), TIMEOUT_SCALE (default 4: the debug kernel
 # runs the tests several times slower under TCG).
 set -euo pipefail
@@ -26,7 +28,9 @@ esac
 
 export KERNEL_VARIANT=debug
 export QEMU_SMP=${QEMU_SMP:-2} QEMU_MEM=${QEMU_MEM:-2G}
-[ "$ARCH" = x86_64 ] && export APPEND=${APPEND:-pci=noacpi}
+APPEND=${APPEND-panic_on_warn=1}
+[ "$ARCH" = x86_64 ] && APPEND="$APPEND pci=noacpi"
+export APPEND
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-400}
 export TIMEOUT_SCALE=${TIMEOUT_SCALE:-4}
 exec "$TOP/harness/check.sh" "$ARCH"

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <errno.h>
+
 #include "eh_frame.h"
 #include "fuzz_eh_frame.h"
 
@@ -577,6 +579,155 @@ static void test_malformed(void)
 	}
 }
 
+/* ---- work bounded by the bytes present ------------------------------ */
+
+/*
+ * Review F1's section, @size bytes: a CIE, then @n FDEs of 16 bytes of
+ * text each, listed by the table at increasing addresses. With @overlap,
+ * each FDE's length runs to the end of the section, so that its record
+ * holds all the later ones (a DW_CFA_expression block skips to a tail of
+ * DW_CFA_nop); without, the FDEs are disjoint and the last one holds the
+ * tail. Converted with the work counted in @st.
+ */
+static int big_run(u32 size, u32 n, int overlap, struct eh_frame_stats *st,
+		   int countdown)
+{
+	static const u8 x86[] = { 0x0c, 7, 8, 0x90, 1 };
+	struct eh_frame_input in;
+	struct eh_frame_sink sink;
+	struct got g;
+	u8 *eh = calloc(1, size), *hdr = calloc(1, 12 + 8 * n);
+	u32 ehn = 0, hdrn = 0, cie, i, body, end;
+	int ret;
+
+	/* CIE "zR", pcrel sdata4 */
+	put32(eh, &ehn, 0);
+	body = ehn;
+	put32(eh, &ehn, 0);
+	put(eh, &ehn, "\1zR\0\1\x78\x10\1\x1b", 9);
+	put(eh, &ehn, x86, sizeof(x86));
+	while ((ehn - body) % 4)
+		eh[ehn++] = 0;
+	set32(eh, 0, ehn - body);
+	cie = 0;
+	put(hdr, &hdrn, "\1\x1b\x03\x3b", 4);
+	put32(hdr, &hdrn, (u32)(EH_ADDR - (HDR_ADDR + 4)));
+	put32(hdr, &hdrn, n);
+	for (i = 0; i < n; i++) {
+		u32 off = ehn;
+
+		put32(eh, &ehn, 0);
+		body = ehn;
+		put32(eh, &ehn, body - cie);
+		put32(eh, &ehn, (u32)(TEXT_LO + 16 * i - (EH_ADDR + ehn)));
+		put32(eh, &ehn, 16);
+		eh[ehn++] = 0;			/* augmentation length */
+		end = overlap || i == n - 1 ? size : ehn + 12;
+		/* DW_CFA_expression r0, a block to the start of the nops */
+		eh[ehn++] = 0x10;
+		eh[ehn++] = 0;
+		eh[ehn++] = overlap ? 1 : 0;	/* ULEB length */
+		if (overlap)
+			eh[ehn++] = 0;		/* the block */
+		while (ehn < off + 16)
+			eh[ehn++] = 0;
+		set32(eh, off, end - body);
+		if (!overlap)
+			ehn = end;
+		put32(hdr, &hdrn, (u32)(TEXT_LO + 16 * i - HDR_ADDR));
+		put32(hdr, &hdrn, (u32)(EH_ADDR + off - HDR_ADDR));
+	}
+	memset(&in, 0, sizeof(in));
+	in.hdr = hdr;
+	in.hdr_size = hdrn;
+	in.hdr_addr = HDR_ADDR;
+	in.eh = eh;
+	in.eh_size = size;
+	in.eh_addr = EH_ADDR;
+	in.text_start = TEXT_LO;
+	in.text_end = TEXT_HI;
+	in.arch = EH_FRAME_ARCH_X86_64;
+	memset(&g, 0, sizeof(g));
+	sink.func = g_func;
+	sink.row = g_row;
+	sink.ctx = &g;
+	hostshim_fatal_countdown = countdown;
+	ret = eh_frame_convert(&in, &sink, st);
+	hostshim_fatal_countdown = -1;
+	free(eh);
+	free(hdr);
+	return ret;
+}
+
+static void test_bounds(void)
+{
+	const u32 size = 1 << 20;
+	struct eh_frame_stats ho, va;
+	int ret, ret2;
+
+	/* 1,024 records that each run to the end of a 1 MiB section */
+	ret = big_run(size, 1024, 1, &ho, -1);
+	ret2 = big_run(size, 1024, 0, &va, -1);
+	report(ret == -EINVAL && ho.bytes <= size,
+	       "overlapping records refused, work within the section",
+	       ": ret %d, KiB interpreted %d", ret, (int)(ho.bytes >> 10));
+	report(!ret2 && va.bytes <= 2 * (u64)size && va.fdes == 1024,
+	       "the same records disjoint: converted, each byte twice at most",
+	       ": ret %d, KiB interpreted %d", ret2, (int)(va.bytes >> 10));
+	/*
+	 * A fatal signal is seen inside one long FDE, not only between
+	 * FDEs: the last FDE's 1 MiB of DW_CFA_nop.
+	 */
+	ret = big_run(size, 2, 0, &va, 8);
+	report(ret == -EINTR, "fatal signal seen inside one long FDE",
+	       ": ret %d (rows %d)", ret, va.rows);
+}
+
+/*
+ * eh_frame_index(): records out of address order, one of an empty range,
+ * one left outside the text by the link of discarded code, then the
+ * terminator; the table has the two others, sorted.
+ */
+static void test_index(void)
+{
+	struct eh_frame_input in;
+	struct eh_frame_sink sink = { g_func, g_row, NULL };
+	struct eh_frame_stats st;
+	struct got g;
+	struct eb e;
+	u32 cie;
+	int ret, ret2 = -1;
+
+	eb_init(&e, EH_FRAME_ARCH_X86_64);
+	cie = eb_cie_std(&e);
+	eb_fde(&e, cie, TEXT_LO + 0x20, 0x10, NULL, 0);
+	eb_fde(&e, cie, TEXT_LO, 0x10, NULL, 0);
+	eb_fde(&e, cie, 0, 0x10, NULL, 0);
+	eb_fde(&e, cie, TEXT_LO + 0x40, 0, NULL, 0);
+	put32(e.eh, &e.ehn, 0);
+	memset(&in, 0, sizeof(in));
+	in.eh = e.eh;
+	in.eh_size = e.ehn;
+	in.eh_addr = EH_ADDR;
+	in.text_start = TEXT_LO;
+	in.text_end = TEXT_HI;
+	in.arch = EH_FRAME_ARCH_X86_64;
+	memset(&g, 0, sizeof(g));
+	sink.ctx = &g;
+	ret = eh_frame_index(&in);
+	if (!ret) {
+		ret2 = eh_frame_convert(&in, &sink, &st);
+		free((void *)in.hdr);
+	}
+	report(!ret && !ret2 && g.fdes == 2 && g.rows == 2 &&
+	       g.pc[0] == TEXT_LO && g.pc[1] == TEXT_LO + 0x20,
+	       "eh_frame_index(): FDEs of the text only, sorted",
+	       ": ret %d, %d FDEs converted", ret ? ret : ret2, g.fdes);
+	in.eh_size = 6;
+	report(eh_frame_index(&in) == -EINVAL,
+	       "eh_frame_index(): a truncated record", "", 0, 0);
+}
+
 /* ---- seeds for the fuzzer ---------------------------------------------- */
 
 static int write_seed(const char *dir, const char *path)
@@ -667,6 +818,8 @@ int main(int argc, char **argv)
 	}
 	test_exact();
 	test_malformed();
+	test_bounds();
+	test_index();
 	printf("1..%d\n", tap);
 	return failed ? 1 : 0;
 }

@@ -114,6 +114,7 @@ struct entry {
 	u32 cie;
 	u64 lo, hi;
 	char aug[16];
+	int ra_col;		/* a CIE's return address column, or -1 */
 	struct event *ev;
 	size_t nev, capev;
 	struct rrow *rows;
@@ -162,6 +163,7 @@ static int parse_header(const char *l, struct entry *e)
 	int n = 0;
 
 	memset(e, 0, sizeof(*e));
+	e->ra_col = -1;
 	if (sscanf(l, "%8x %16llx %8x %n", &off, &len, &id, &n) != 3 || !n)
 		return 0;
 	e->off = off;
@@ -263,6 +265,9 @@ static int parse_raw(FILE *fp, struct dump *d)
 			while (*q && *q != '"' && k < sizeof(cur->aug) - 1)
 				cur->aug[k++] = *q++;
 			cur->aug[k] = 0;
+		} else if (cur->is_cie &&
+			   !strncmp(p, "Return address column:", 22)) {
+			cur->ra_col = atoi(p + 22);
 		} else if (!strncmp(p, "DW_CFA_undefined: r", 19)) {
 			struct event ev = { .loc = loc };
 
@@ -445,6 +450,11 @@ static int expect(struct ctx *cx, struct entry *fde, struct entry *cie,
 	if (strchr(cie->aug, 'S')) {
 		f->signal = true;
 		return EXP_FRAME;
+	}
+	/* glibc's arm64 rawmemchr: a CIE with column 15 for the RA */
+	if (cie->ra_col >= 0 && cie->ra_col != cx->ra) {
+		*why = "ra(column)";
+		return EXP_BAD;
 	}
 	/*
 	 * A function that makes its return address undefined anywhere is
@@ -701,11 +711,57 @@ static int load_elf(const char *path, struct eh_frame_input *in,
 		snprintf(err, errn, "neither x86_64 nor aarch64");
 		return -1;
 	}
-	if (got != 3) {
-		snprintf(err, errn, "no .eh_frame_hdr/.eh_frame");
+	/* Without .eh_frame_hdr (static programs): eh_frame_index() */
+	if (!(got & 2)) {
+		snprintf(err, errn, "no .eh_frame");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The same conversion through the table eh_frame_index() makes from the
+ * records of .eh_frame alone: the same FDEs and rows as through the
+ * file's .eh_frame_hdr. Returns the number of differences, or -1.
+ */
+static long index_differs(const struct eh_frame_input *file,
+			  const struct conv *want)
+{
+	struct eh_frame_input in = *file;
+	struct eh_frame_sink sink;
+	struct eh_frame_stats st;
+	struct conv cv;
+	long diff = 0;
+	size_t i;
+
+	in.hdr = NULL;
+	in.hdr_size = 0;
+	in.hdr_addr = 0;
+	if (eh_frame_index(&in))
+		return -1;
+	memset(&cv, 0, sizeof(cv));
+	sink.func = c_func;
+	sink.row = c_row;
+	sink.ctx = &cv;
+	if (eh_frame_convert(&in, &sink, &st)) {
+		free((void *)in.hdr);
+		return -1;
+	}
+	free((void *)in.hdr);
+	if (cv.nfdes != want->nfdes || cv.nrows != want->nrows)
+		diff++;
+	for (i = 0; !diff && i < cv.nfdes; i++)
+		diff += cv.fdes[i].start != want->fdes[i].start ||
+			cv.fdes[i].end != want->fdes[i].end ||
+			cv.fdes[i].n != want->fdes[i].n;
+	for (i = 0; !diff && i < cv.nrows; i++)
+		diff += cv.rows[i].pc != want->rows[i].pc ||
+			cv.rows[i].has != want->rows[i].has ||
+			(cv.rows[i].has &&
+			 !same_frame(&cv.rows[i].f, &want->rows[i].f));
+	free(cv.fdes);
+	free(cv.rows);
+	return diff;
 }
 
 static int check_file(const char *path, int *tap, int *failed)
@@ -721,7 +777,8 @@ static int check_file(const char *path, int *tap, int *failed)
 	char err[128];
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	FILE *fp;
-	int ret, shown = 0;
+	int ret, shown = 0, indexed = 0;
+	long index_diff = 0;
 	size_t i, k;
 
 	(*tap)++;
@@ -737,6 +794,18 @@ static int check_file(const char *path, int *tap, int *failed)
 	sink.func = c_func;
 	sink.row = c_row;
 	sink.ctx = &cv;
+	/* A static program: the table from .eh_frame's records. */
+	if (!in.hdr) {
+		ret = eh_frame_index(&in);
+		if (ret) {
+			printf("not ok %d - %s: eh_frame_index() = %d\n",
+			       *tap, path, ret);
+			(*failed)++;
+			return 0;
+		}
+		hdr = (u8 *)in.hdr;
+		indexed = 1;
+	}
 	ret = eh_frame_convert(&in, &sink, &st);
 	if (ret) {
 		printf("not ok %d - %s: eh_frame_convert() = %d\n", *tap, path,
@@ -874,6 +943,12 @@ static int check_file(const char *path, int *tap, int *failed)
 				res.equal++;
 		}
 	}
+	/* Through the table eh_frame_index() makes, the same rows. */
+	if (!indexed)
+		index_diff = index_differs(&in, &cv);
+	if (index_diff)
+		printf("# %s: through eh_frame_index(): %s\n", base,
+		       index_diff < 0 ? "not converted" : "other rows");
 	if (k != cv.nfdes) {
 		res.fde_mismatch++;
 		printf("# %s: readelf has %zu FDEs with a range, the converter "
@@ -891,12 +966,14 @@ static int check_file(const char *path, int *tap, int *failed)
 		if (st.bad[i])
 			printf(" %s=%u", bad_names[i], st.bad[i]);
 	printf("\n");
-	if (res.differ || res.fde_mismatch || !res.rows) {
+	if (res.differ || res.fde_mismatch || !res.rows || index_diff) {
 		printf("not ok %d - %s\n", *tap, path);
 		(*failed)++;
 	} else {
-		printf("ok %d - %s: %ld rows, %ld equal, %ld inexpressible\n",
-		       *tap, path, res.rows, res.equal, res.bad);
+		printf("ok %d - %s: %ld rows, %ld equal, %ld inexpressible%s\n",
+		       *tap, path, res.rows, res.equal, res.bad,
+		       indexed ? " (no .eh_frame_hdr: eh_frame_index())" :
+		       ", the same through eh_frame_index()");
 	}
 	for (i = 0; i < d.n; i++) {
 		for (k = 0; k < d.e[i].nev; k++)

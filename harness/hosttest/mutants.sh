@@ -23,8 +23,10 @@ mkdir -p "$SCRATCH"
 export REGRESS_DIR=$SCRATCH/regress
 command -v python3 >/dev/null || { echo "mutants.sh needs python3" >&2; exit 2; }
 
-# name~old text~new text[~h]   (\n = newline, \t = tab; exact match, once;
-# ~h: in kernel/unwind/sframe_table.h, the table lookup, instead of sframe.c)
+# name~old text~new text[~h|~e]   (\n = newline, \t = tab; exact match, once;
+# ~h: in kernel/unwind/sframe_table.h, the table lookup, instead of sframe.c;
+# ~e: in kernel/unwind/eh_frame.c, the .eh_frame converter, judged by
+# harness/ehtest's check instead)
 # (sframe_read()'s range check and the row window's own check are not
 # mutated: the callers check their ranges first, so removing either changes
 # nothing observable; they stay as the last lines of defence.)
@@ -68,6 +70,10 @@ lookup-block-end-wrong~\tu32 hi = r->blocks[(off >> r->block_shift) + 1];~\tu32 
 lookup-scan-exclusive~\twhile (r->pc[lo] <= off)~\twhile (r->pc[lo] < off)~h
 lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn NULL;\n~~h
 lookup-text-unbounded~\tif (off >= r->text_size)\n\t\treturn NULL;\n~~h
+eh-overlap-accepted~\t\tif (fde_bytes > in->eh_size)~\t\tif (fde_bytes > (u64)in->eh_size << 32)~e
+eh-no-check-in-fde~\t\tret = eh_check(ip);\n\t\tif (ret)\n\t\t\treturn ret;\n\t\tif (eh_u8(&c, &op))~\t\tif (eh_u8(&c, &op))~e
+eh-index-unsorted~\tsort(table, n, sizeof(*table), eh_index_cmp, NULL);~\t(void)eh_index_cmp;~e
+eh-index-keeps-outside~\t\t\tif (fde.range && fde.start >= in->text_start &&~\t\t\tif (fde.range &&~e
 LIST
 )
 
@@ -81,9 +87,11 @@ while IFS='~' read -r name old new where; do
 	case " ${MUTANTS_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	dir=$SCRATCH/m-$name
 	mkdir -p "$dir"
-	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$REPO/kernel/unwind/sframe_table.h" "$dir/"
+	cp "$SRC" "$REPO/kernel/unwind/sframe.h" "$REPO/kernel/unwind/sframe_table.h" \
+		"$REPO/kernel/unwind/eh_frame.c" "$REPO/kernel/unwind/eh_frame.h" "$dir/"
 	target=$dir/sframe.c
 	[ "$where" = h ] && target=$dir/sframe_table.h
+	[ "$where" = e ] && target=$dir/eh_frame.c
 	if ! python3 - "$target" "$old" "$new" <<'PY'
 import sys
 path, old, new = sys.argv[1:]
@@ -99,8 +107,13 @@ PY
 		na=$((na + 1))
 		continue
 	fi
-	make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" \
-		CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
+	if [ "$where" = e ]; then
+		make -s -C "$REPO/harness/ehtest" OUT="$dir/out" CONV="$dir/eh_frame.c" \
+			CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
+	else
+		make -s -C "$HT" OUT="$dir/out" BIN="$BIN" DECODER="$dir/sframe.c" \
+			CHECK_FUZZ_TIME="$FUZZ" check >"$dir/check.log" 2>&1
+	fi
 	rc=$?
 	fails=$(grep -c '^not ok' "$dir/check.log")
 	if [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ]; then

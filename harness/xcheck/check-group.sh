@@ -16,14 +16,18 @@
 # progs/dlopen_main.c (four dlopen/dlclose rounds of the same library),
 # progs/libc_hot.c (its hot paths in libc and in assembly without SFrame
 # data), dtc (scripts/dtc of the kernel tree, a program not written for
-# this check, built with SFrame: see below); and Debian's own gzip and perl
+# this check, built with SFrame: see below), dtc-static (the same dtc
+# linked static without SFrame: its .eh_frame has no .eh_frame_hdr and no
+# PT_GNU_EH_FRAME, and the group fails if the build has either, or
+# SFrame); and Debian's own gzip and perl
 # binaries (the host's on x86_64, the arm64 packages fetched by
 # harness/debs.sh on arm64), which have no SFrame and no frame pointers:
 # the kernel unwinds them with their .eh_frame. gzip compresses and tests
-# a generated text (progs/gen-text.py), perl runs progs/work.pl; dtc and
-# gzip run their rounds under progs/rounds.c, so that no shell is in the
-# recording. Each program must have at least 200 samples judged (the SFrame
-# programs: 200 of them with the sampled PC in SFrame-described code),
+# a generated text (progs/gen-text.py), perl runs progs/work.pl; dtc,
+# dtc-static and gzip run their rounds under progs/rounds.c, so that no
+# shell is in the recording. Each program must have at least 200 samples
+# judged (the SFrame programs: 200 of them with the sampled PC in
+# SFrame-described code),
 # no wrong frame unwound with a table, 99.9% of the samples agreeing frame
 # by frame, at most 0.01% of the compared frames wrong (frame pointer
 # steps) and the first sample of every process complete;
@@ -37,9 +41,11 @@
 # default 1.5, 3 on arm64, whose TCG guest runs slower), XCHECK_SAMPLES
 # (default 2000) and XCHECK_TRIES (default 4): a program whose recording
 # holds fewer samples than XCHECK_SAMPLES is recorded again with twice the
-# run time (dtc, gzip: twice the rounds), up to XCHECK_TRIES recordings, so
-# that a busy host costs time, not samples; the tries are listed when there
-# was more than one.
+# run time (dtc, dtc-static, gzip: twice the rounds), up to XCHECK_TRIES
+# recordings, so that a busy host costs time, not samples; the tries are
+# listed when there was more than one. XCHECK_ONLY: the programs to build
+# and record, separated by spaces or commas (e.g. "dtc-static,gzip";
+# default all of them).
 set -uo pipefail
 XDIR=$(cd "$(dirname "$0")" && pwd)
 . "$XDIR/../config.sh"
@@ -56,6 +62,17 @@ NEED=${XCHECK_SAMPLES:-2000}
 TRIES=${XCHECK_TRIES:-4}
 case "$NEED$TRIES" in *[!0-9]*) echo "error: XCHECK_SAMPLES and XCHECK_TRIES must be numbers" >&2; exit 2 ;; esac
 xc_check_switches || exit 2
+
+# XCHECK_ONLY: the programs to build and record (all when empty)
+ALL_PROGS="demo dso threads deep dlopen libc_hot dtc dtc-static gzip perl"
+ONLY=$(echo "${XCHECK_ONLY:-}" | tr ',' ' ')
+for p in $ONLY; do
+	case " $ALL_PROGS " in
+	*" $p "*) ;;
+	*) echo "error: XCHECK_ONLY: no program '$p' (programs: $ALL_PROGS)" >&2; exit 2 ;;
+	esac
+done
+wanted() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 
 N=0 FAILED=0
 ok() { N=$((N + 1)); echo "ok $N - xcheck: $*"; }
@@ -91,19 +108,25 @@ build() {
 	tail -n 20 "$G/$name-build.log" | comment
 	return 1
 }
-build demo "$CC" "${SF[@]}" -o "$SHARE/demo" "$TOP/harness/demo/demo.c" && PROGS+=(demo)
-build dso "$CC" "${SF[@]}" -fPIC -shared -o "$SHARE/libxcdso.so" "$XDIR/progs/dso_lib.c" &&
+wanted demo && build demo "$CC" "${SF[@]}" -o "$SHARE/demo" "$TOP/harness/demo/demo.c" &&
+	PROGS+=(demo)
+# the SFrame library of dso, which dlopen opens too
+{ wanted dso || wanted dlopen; } &&
+	build dso "$CC" "${SF[@]}" -fPIC -shared -o "$SHARE/libxcdso.so" "$XDIR/progs/dso_lib.c"
+wanted dso && [ -f "$SHARE/libxcdso.so" ] &&
 	build dso "$CC" "${SF[@]}" -o "$SHARE/dso" "$XDIR/progs/dso_main.c" \
 		-L"$SHARE" -lxcdso -Wl,-rpath,"\$ORIGIN" && PROGS+=(dso)
-build threads "$CC" "${SF[@]}" -pthread -o "$SHARE/threads" "$XDIR/progs/threads.c" &&
+wanted threads &&
+	build threads "$CC" "${SF[@]}" -pthread -o "$SHARE/threads" "$XDIR/progs/threads.c" &&
 	PROGS+=(threads)
-build deep "$CC" "${SF[@]}" -o "$SHARE/deep" "$XDIR/progs/deep.c" && PROGS+=(deep)
-[ -f "$SHARE/libxcdso.so" ] &&
+wanted deep && build deep "$CC" "${SF[@]}" -o "$SHARE/deep" "$XDIR/progs/deep.c" && PROGS+=(deep)
+wanted dlopen && [ -f "$SHARE/libxcdso.so" ] &&
 	build dlopen "$CC" "${SF[@]}" -o "$SHARE/dlopen" "$XDIR/progs/dlopen_main.c" -ldl &&
 	PROGS+=(dlopen)
 # libc_hot: its time in libc (no SFrame) and in an assembly routine with
 # CFI but no SFrame data (assembled on its own, without --gsframe).
-build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
+wanted libc_hot &&
+	build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
 	build libc_hot "$CC" "${SF[@]}" -o "$SHARE/libc_hot" "$XDIR/progs/libc_hot.c" \
 		"$G/libc_hot_asm.o" && PROGS+=(libc_hot)
 # dtc: a real program this project did not write, the device tree compiler
@@ -111,18 +134,45 @@ build libc_hot "$CC" -c -o "$G/libc_hot_asm.o" "$XDIR/progs/libc_hot_asm.S" &&
 # flex and bison), built with SFrame; it compiles a generated source of
 # 1,000 devices to a blob and back, DTC_ROUNDS times (default 3).
 DTC=$SRC/scripts/dtc
+DTC_C=("$DTC"/{dtc,flattree,fstree,data,livetree,treesource,srcpos,checks,util}.c
+	"$G/dtc-lexer.lex.c" "$G/dtc-parser.tab.c")
 # rounds: the driver of dtc's and gzip's rounds; bound at load time, so
 # that its children's first samples are in the program they exec, not in
 # the lazy binding of execv()
-build rounds "$CC" "${SF[@]}" -Wl,-z,now -o "$SHARE/rounds" "$XDIR/progs/rounds.c" ||
-	ROUNDS_FAILED=1
-[ -z "${ROUNDS_FAILED:-}" ] &&
-	build dtc flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
-	build dtc bison -d -o "$G/dtc-parser.tab.c" "$DTC/dtc-parser.y" &&
+{ wanted dtc || wanted dtc-static || wanted gzip; } &&
+	{ build rounds "$CC" "${SF[@]}" -Wl,-z,now -o "$SHARE/rounds" "$XDIR/progs/rounds.c" ||
+		ROUNDS_FAILED=1; }
+# dtc's lexer, parser and input, for dtc and dtc-static
+[ -z "${ROUNDS_FAILED:-}" ] && { wanted dtc || wanted dtc-static; } &&
+	build dtc-src flex -o "$G/dtc-lexer.lex.c" "$DTC/dtc-lexer.l" &&
+	build dtc-src bison -d -o "$G/dtc-parser.tab.c" "$DTC/dtc-parser.y" &&
+	build dtc-src python3 "$XDIR/progs/gen-dts.py" 4 250 "$SHARE/big.dts" && DTC_SRC=1
+[ -n "${DTC_SRC:-}" ] && wanted dtc &&
 	build dtc "$CC" "${SF[@]}" -DNO_YAML -I"$DTC" -I"$DTC/libfdt" -I"$G" \
-		-o "$SHARE/dtc" "$DTC"/{dtc,flattree,fstree,data,livetree,treesource,srcpos,checks,util}.c \
-		"$G/dtc-lexer.lex.c" "$G/dtc-parser.tab.c" &&
-	build dtc python3 "$XDIR/progs/gen-dts.py" 4 250 "$SHARE/big.dts" && PROGS+=(dtc)
+		-o "$SHARE/dtc" "${DTC_C[@]}" && PROGS+=(dtc)
+# dtc-static: the same sources linked static, as gcc links a static
+# program, and without SFrame: its .eh_frame has no .eh_frame_hdr and no
+# PT_GNU_EH_FRAME (gcc asks the linker for them only for dynamic links),
+# so the kernel has to find the .eh_frame of the file by itself. A build
+# with either, or with SFrame, no longer tests that: it fails.
+# shellcheck disable=SC2317 # run through build
+static_only_eh_frame() {
+	local phdrs sections
+	phdrs=$(readelf -lW "$1") && sections=$(readelf -SW "$1") || return 1
+	if grep -qE '^ *(GNU_EH_FRAME|GNU_SFRAME|0x6474e554) ' <<<"$phdrs" ||
+	   grep -qE ' \.(eh_frame_hdr|sframe) ' <<<"$sections" ||
+	   ! grep -q ' \.eh_frame ' <<<"$sections" || grep -q '^ *INTERP ' <<<"$phdrs"; then
+		echo "error: $1 is not a static program with .eh_frame only (no PT_GNU_EH_FRAME," \
+			".eh_frame_hdr, SFrame or PT_INTERP): it no longer tests what it should"
+		grep -E '^ *(INTERP|GNU_EH_FRAME|GNU_SFRAME|0x6474e554) ' <<<"$phdrs"
+		grep -E ' \.(eh_frame|eh_frame_hdr|sframe) ' <<<"$sections"
+		return 1
+	fi
+}
+[ -n "${DTC_SRC:-}" ] && wanted dtc-static &&
+	build dtc-static "$CC" -static -O2 -fomit-frame-pointer -DNO_YAML -I"$DTC" \
+		-I"$DTC/libfdt" -I"$G" -o "$SHARE/dtc-static" "${DTC_C[@]}" &&
+	build dtc-static static_only_eh_frame "$SHARE/dtc-static" && PROGS+=(dtc-static)
 
 # Debian's gzip and perl, not rebuilt: no SFrame, no frame pointers. On
 # x86_64 the host's (the guest's C runtime is the host's too); on arm64
@@ -143,11 +193,11 @@ debian_bins() {
 	esac
 }
 mkdir -p "$SHARE/lib"
-if build debian debian_bins; then
-	[ -z "${ROUNDS_FAILED:-}" ] &&
+if { wanted gzip || wanted perl; } && build debian debian_bins; then
+	[ -z "${ROUNDS_FAILED:-}" ] && wanted gzip &&
 		build gzip python3 "$XDIR/progs/gen-text.py" 262144 "$SHARE/text.txt" &&
 		build gzip gzip -6 -k "$SHARE/text.txt" && PROGS+=(gzip)
-	cp "$XDIR/progs/work.pl" "$SHARE/work.pl" && PROGS+=(perl)
+	wanted perl && cp "$XDIR/progs/work.pl" "$SHARE/work.pl" && PROGS+=(perl)
 fi
 [ ${#PROGS[@]} -gt 0 ] || exit 1
 
@@ -178,8 +228,8 @@ fi
 		case $p in
 		# deep: an 8 KiB stack copy, smaller than its deepest stacks
 		deep) echo "record deep '-s 8192' './deep @N@' $SECS" ;;
-		dtc) echo "record dtc '' './rounds @N@ ./dtc -q -o big.dtb big.dts ;" \
-			"./dtc -q -I dtb -O dts -o back.dts big.dtb' ${DTC_ROUNDS:-3}" ;;
+		dtc|dtc-static) echo "record $p '' './rounds @N@ ./$p -q -o big.dtb big.dts ;" \
+			"./$p -q -I dtb -O dts -o back.dts big.dtb' ${DTC_ROUNDS:-3}" ;;
 		gzip) echo "record gzip '' './rounds @N@ ./gzip -6 -c text.txt ;" \
 			"./gzip -t text.txt.gz' ${GZIP_ROUNDS:-2}" ;;
 		perl) echo "record perl '' './perl work.pl @N@' $SECS LD_LIBRARY_PATH=/host/lib" ;;
@@ -218,9 +268,10 @@ for p in "${PROGS[@]}"; do
 	fi
 	rrc=0
 	# the SFrame programs must exercise SFrame: 200 samples in its text;
-	# libc_hot spends most of its time in libc, gzip and perl have none
+	# libc_hot spends most of its time in libc, dtc-static, gzip and perl
+	# have none
 	mins=(--min-samples 200 --min-sframe 200)
-	case $p in libc_hot|gzip|perl) mins=(--min-samples 200) ;; esac
+	case $p in libc_hot|dtc-static|gzip|perl) mins=(--min-samples 200) ;; esac
 	# The gate: no wrong frame from a table, and the report's own bar:
 	# 99.9% of the samples agree, at most 0.01% of the frames are wrong.
 	gate=(--threshold 99.9 --max-wrong 0.01 --max-table-wrong 0)

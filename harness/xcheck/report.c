@@ -28,8 +28,8 @@
  * from, decided as the kernel decides from the PC of frame i (the sampled
  * PC for i = 0, the return address - 1 above): its file has a
  * PT_GNU_SFRAME segment and libsframe finds the PC in it: "sframe"; the
- * file has no PT_GNU_SFRAME, has PT_GNU_EH_FRAME and an FDE of its
- * .eh_frame covers the PC, and kernel.unwind_user_eh_frame was 1:
+ * file has no PT_GNU_SFRAME, has PT_GNU_EH_FRAME (or, a static program,
+ * an allocated .eh_frame section) and an FDE of its .eh_frame covers the PC, and kernel.unwind_user_eh_frame was 1:
  * "eh_frame"; otherwise the frame pointer ("fp"), or "recovery" where
  * kernel.unwind_user_recover was 1 and the process has any table (the
  * kernel then recovers the caller instead of taking the frame record).
@@ -207,7 +207,7 @@ struct file {
 	bool		sframe_phdr;	/* PT_GNU_SFRAME */
 	bool		has_sframe;	/* ... and libsframe decoded it */
 	struct sframe_sec sf;
-	bool		eh_phdr;	/* PT_GNU_EH_FRAME */
+	bool		eh_phdr;	/* PT_GNU_EH_FRAME, or .eh_frame alone */
 	uint64_t	entry;		/* e_entry */
 	bool		is_vdso;
 	Dwarf_CFI	*eh_cfi;	/* .eh_frame, at ELF addresses */
@@ -357,6 +357,24 @@ static struct file *get_file(const char *guest, const uint8_t *bid, int bid_size
 						 ELF_T_BYTE);
 			if (d && sframe_init(&f->sf, d->d_buf, d->d_size, ph.p_vaddr))
 				f->has_sframe = true;
+		}
+	}
+	/* Static programs: the kernel finds .eh_frame by its section header. */
+	if (!f->eh_phdr) {
+		Elf_Scn *scn = NULL;
+		size_t shstrndx;
+
+		while (!elf_getshdrstrndx(f->elf, &shstrndx) &&
+		       (scn = elf_nextscn(f->elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+			    !sh.sh_size)
+				continue;
+			name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+			if (name && !strcmp(name, ".eh_frame"))
+				f->eh_phdr = true;
 		}
 	}
 	return f;

@@ -44,6 +44,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_task_init(struct task_struct *p);
 void sframe_collector_get(void);
 void sframe_collector_put(void);
+void sframe_collector_task(struct task_struct *task);
 
 #else /* !CONFIG_USERSPACE_UNWINDER_SFRAME */
 
@@ -59,6 +60,7 @@ static inline void sframe_task_init(struct task_struct *p) {}
 
 static inline void sframe_collector_get(void) {}
 static inline void sframe_collector_put(void) {}
+static inline void sframe_collector_task(struct task_struct *task) {}
 
 #endif /* CONFIG_USERSPACE_UNWINDER_SFRAME */
 

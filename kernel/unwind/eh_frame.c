@@ -5,11 +5,17 @@
  * The sections are untrusted: the converter reads a copy of them through
  * bounds-checked cursors only, never recurses, allocates one working area
  * of fixed size (a small CIE cache and a fixed remember_state stack) and
- * does work proportional to the bytes present. It walks the FDEs through the
- * binary search table of .eh_frame_hdr, which must be sorted and describe
- * non-overlapping ranges inside the text, and runs each FDE's call frame
- * instructions twice: once to validate them, once to give the rows to the
- * sink. Of each row it tracks the CFA, the return address, the frame
+ * does work proportional to the bytes present, whatever the records say.
+ * It walks the FDEs through the binary search table of .eh_frame_hdr,
+ * which must be sorted and describe non-overlapping ranges inside the
+ * text, and runs each FDE's call frame instructions twice: once to
+ * validate them, once to give the rows to the sink. The records the table
+ * points at must not overlap either: their lengths together may not
+ * exceed the section, so that no byte is interpreted more than twice by
+ * one conversion, whatever the table lists (a CIE, at most
+ * EH_FRAME_CIE_INSNS_MAX bytes of instructions, may be parsed once per
+ * FDE). It checks for a fatal signal, and reschedules, every
+ * EH_FRAME_CHECK_OPS instructions or records. Of each row it tracks the CFA, the return address, the frame
  * pointer and the stack pointer only (the caller's stack pointer must be
  * the CFA), and converts them to struct unwind_user_frame where that
  * struct expresses the rule exactly; any other row is given as NULL, so
@@ -29,13 +35,15 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/unaligned.h>
 
 #include "eh_frame.h"
 
-/* FDEs converted between checks for a fatal signal. */
-#define EH_FRAME_BATCH			256
+/* Instructions and records interpreted between checks for a fatal signal. */
+#define EH_FRAME_CHECK_OPS		4096
 /* CIEs remembered during one conversion. */
 #define EH_FRAME_CIE_CACHE		4
 /* Longest augmentation string accepted ("zPLRSB" and a little room). */
@@ -204,6 +212,7 @@ struct eh_interp {
 	bool				emit;	/* give rows to the sink */
 	bool				done;	/* reached the FDE's end */
 	bool				ra_undef; /* the FDE's RA undefined */
+	u32				ops;	/* since the last check */
 	u64				loc;
 	u64				end;
 	unsigned int			depth;
@@ -213,6 +222,21 @@ struct eh_interp {
 
 /* The FDE cannot be converted (not malformed): one inexpressible row. */
 #define EH_UNSUPPORTED	1
+
+/*
+ * Count one instruction or record: every EH_FRAME_CHECK_OPS of them, stop
+ * on a fatal signal and let others run, whatever the records say.
+ */
+static int eh_check(struct eh_interp *ip)
+{
+	if (++ip->ops < EH_FRAME_CHECK_OPS)
+		return 0;
+	ip->ops = 0;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
+	return 0;
+}
 
 static int eh_u8(struct eh_cursor *c, u8 *v)
 {
@@ -622,15 +646,21 @@ static int eh_emit(struct eh_interp *ip, u64 next)
 	if (!ret)
 		return eh_sink_row(ip, pc, &frame, why);
 
-	/* The .plt expression: 16-byte entries, CFA + 8 from byte 11 on. */
-	if (next - pc > EH_FRAME_PLT_MAX_BYTES)
+	/*
+	 * The .plt expression: 16-byte entries, CFA + 8 from byte 11 on.
+	 * Two rows per entry, for at most EH_FRAME_PLT_MAX_BYTES of text in
+	 * the whole file: FDEs with few bytes may cover much text.
+	 */
+	if (next - pc > EH_FRAME_PLT_MAX_BYTES ||
+	    ip->stats->plt_rows + (next - pc) / 8 + 2 >
+	    EH_FRAME_PLT_MAX_BYTES / 8)
 		return eh_sink_row(ip, pc, NULL, EH_FRAME_BAD_PLT);
 	while (pc < next) {
 		u64 phase = pc & 15;
 
 		frame.cfa_off = phase < 11 ? 8 : 16;
 		ip->stats->plt_rows++;
-		ret = eh_sink_row(ip, pc, &frame, why);
+		ret = eh_check(ip) ?: eh_sink_row(ip, pc, &frame, why);
 		if (ret)
 			return ret;
 		pc = (pc & ~(u64)15) + (phase < 11 ? 11 : 16);
@@ -698,6 +728,9 @@ static int eh_run(struct eh_interp *ip, u32 pos, u32 end)
 	int ret;
 
 	while (c.pos < c.end && !ip->done) {
+		ret = eh_check(ip);
+		if (ret)
+			return ret;
 		if (eh_u8(&c, &op))
 			return -EINVAL;
 		ret = 0;
@@ -1017,7 +1050,8 @@ struct eh_cie_cache {
 
 static int eh_get_cie(const struct eh_frame_input *in,
 		      const struct eh_arch *arch, struct eh_cie_cache *cache,
-		      u32 off, const struct eh_cie **cie)
+		      u32 off, const struct eh_cie **cie,
+		      struct eh_frame_stats *stats)
 {
 	struct eh_cie *slot;
 	unsigned int i;
@@ -1036,6 +1070,7 @@ static int eh_get_cie(const struct eh_frame_input *in,
 		slot->off = U32_MAX;
 		return ret;
 	}
+	stats->bytes += slot->end - off;
 	cache->next = (cache->next + 1) % EH_FRAME_CIE_CACHE;
 	if (cache->n < EH_FRAME_CIE_CACHE)
 		cache->n++;
@@ -1101,7 +1136,7 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 	const struct eh_frame_input *in = w->ip.in;
 	const struct eh_frame_sink *sink = w->ip.sink;
 	struct eh_frame_stats *stats = w->ip.stats;
-	u64 i, loc, faddr, prev_start = 0, prev_end = 0;
+	u64 i, loc, faddr, prev_start = 0, prev_end = 0, fde_bytes = 0;
 	u32 cie_off;
 	int ret;
 
@@ -1109,11 +1144,9 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 		struct eh_fde fde;
 		s64 s;
 
-		if (i && !(i % EH_FRAME_BATCH)) {
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
+		ret = eh_check(&w->ip);
+		if (ret)
+			return ret;
 		/* datarel sdata4: relative to .eh_frame_hdr */
 		if (eh_enc_value(c, enc, &loc) ||
 		    eh_enc_value(c, enc, &faddr))
@@ -1127,7 +1160,17 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 		ret = eh_parse_fde(in, faddr - in->eh_addr, &fde, &cie_off);
 		if (ret)
 			return ret;
-		ret = eh_get_cie(in, w->ip.arch, &w->cache, cie_off, &w->ip.cie);
+		/*
+		 * Records that overlap (each FDE running to the end of the
+		 * section, say) would have the same bytes interpreted again
+		 * and again: the FDEs' records together fit in the section.
+		 */
+		fde_bytes += fde.end - fde.off;
+		if (fde_bytes > in->eh_size)
+			return -EINVAL;
+		stats->bytes += fde.end - fde.off;
+		ret = eh_get_cie(in, w->ip.arch, &w->cache, cie_off, &w->ip.cie,
+				 stats);
 		if (ret)
 			return ret;
 		ret = eh_parse_fde_body(in, w->ip.cie, &fde);
@@ -1175,10 +1218,14 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
  * end. A row that no struct unwind_user_frame expresses exactly is given
  * with a NULL frame.
  *
- * Checks for a fatal signal, and reschedules, every EH_FRAME_BATCH FDEs.
- * Allocates its working state (about 1.2 KiB) for the call: process context.
+ * The FDE records the table points at may not overlap: their lengths
+ * together may not exceed .eh_frame's size. The work is then proportional
+ * to the sections' sizes, whatever they hold; it checks for a fatal
+ * signal, and reschedules, every EH_FRAME_CHECK_OPS records or
+ * instructions. Allocates its working state (about 1.2 KiB) for the call: process context.
  *
- * Return: 0 on success; -EINVAL if the sections are malformed or use an
+ * Return: 0 on success; -EINVAL if the sections are malformed (records
+ * that overlap included) or use an
  * encoding this converter does not know; -E2BIG if a CIE's initial
  * instructions are longer than EH_FRAME_CIE_INSNS_MAX; -EINTR on a fatal
  * signal; -ENOMEM; or the first negative return of @sink's callbacks.
@@ -1229,4 +1276,157 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	ret = eh_convert_fdes(w, &c, count, h[3]);
 	kfree(w);
 	return ret;
+}
+
+/* An entry of the search table eh_frame_index() builds, in host order. */
+struct eh_index_entry {
+	s32	loc;
+	s32	fde;
+};
+
+static int eh_index_cmp(const void *a, const void *b)
+{
+	const struct eh_index_entry *x = a, *y = b;
+
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+/*
+ * Read the records of .eh_frame in order; with @table, put an entry for
+ * each FDE of the text there. Return the number of such FDEs.
+ */
+static s64 eh_index_scan(struct eh_work *w, struct eh_index_entry *table,
+			 u32 max)
+{
+	const struct eh_frame_input *in = w->ip.in;
+	struct eh_cursor c;
+	struct eh_fde fde;
+	u32 off = 0, cie_off;
+	u64 id;
+	s64 n = 0;
+	int ret;
+
+	while (off + 4 <= in->eh_size) {
+		ret = eh_check(&w->ip);
+		if (ret)
+			return ret;
+		/* A zero length ends the section (crtend.o's terminator). */
+		if (!in->eh[off] && !in->eh[off + 1] && !in->eh[off + 2] &&
+		    !in->eh[off + 3])
+			break;
+		if (eh_record(in, off, &c) || eh_uint(&c, 4, &id))
+			return -EINVAL;
+		if (id) {
+			ret = eh_parse_fde(in, off, &fde, &cie_off) ?:
+			      eh_get_cie(in, w->ip.arch, &w->cache, cie_off,
+					 &w->ip.cie, w->ip.stats) ?:
+			      eh_parse_fde_body(in, w->ip.cie, &fde);
+			if (ret)
+				return ret;
+			/* Left by the link of discarded code: not in the text. */
+			if (fde.range && fde.start >= in->text_start &&
+			    fde.start < in->text_end) {
+				if (table) {
+					if (n >= max)
+						return -EINVAL;
+					table[n].loc = fde.start - in->eh_addr;
+					table[n].fde = off;
+				}
+				n++;
+			}
+		}
+		off = c.end;
+	}
+	return n;
+}
+
+/**
+ * eh_frame_index() - a search table for a .eh_frame without .eh_frame_hdr
+ * @in:		the file's .eh_frame, text range and architecture; its
+ *		@hdr, @hdr_size and @hdr_addr are set to the table made
+ *
+ * Static programs are linked without .eh_frame_hdr. Reads the records of
+ * .eh_frame in order, to its end or a record of length 0, and makes the
+ * .eh_frame_hdr that eh_frame_convert() walks: its FDEs of a non-empty
+ * range that starts in the text, sorted by address. Each record is read
+ * once, and its CIE parsed where the small cache does not hold it.
+ * Checks for a fatal signal, and reschedules, as eh_frame_convert() does.
+ * The caller frees the table with kvfree().
+ *
+ * Return: 0 on success; -EINVAL if a record is malformed or an address
+ * is more than 2 GiB from .eh_frame; -EINTR on a fatal signal; -ENOMEM.
+ */
+int eh_frame_index(struct eh_frame_input *in)
+{
+	struct eh_index_entry *table;
+	struct eh_frame_stats stats = {};
+	const struct eh_arch *arch;
+	struct eh_work *w;
+	u8 *hdr = NULL;
+	s64 n;
+	u32 i;
+
+	if (in->arch == EH_FRAME_ARCH_X86_64)
+		arch = &eh_arch_x86_64;
+	else if (in->arch == EH_FRAME_ARCH_ARM64)
+		arch = &eh_arch_arm64;
+	else
+		return -EINVAL;
+	/* Entries are 32-bit offsets from .eh_frame. */
+	if (!in->eh || in->eh_size > S32_MAX ||
+	    in->text_start >= in->text_end ||
+	    (in->eh_addr > in->text_start &&
+	     in->eh_addr - in->text_start > S32_MAX) ||
+	    (in->text_end > in->eh_addr &&
+	     in->text_end - in->eh_addr > S32_MAX))
+		return -EINVAL;
+
+	w = kzalloc_obj(*w, GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->ip.in = in;
+	w->ip.arch = arch;
+	w->ip.stats = &stats;
+	w->ip.stack = w->stack;
+	n = eh_index_scan(w, NULL, 0);
+	if (n < 0)
+		goto out;
+	/* A record takes more than 8 bytes: the table fits in a u32. */
+	hdr = kvmalloc(12 + n * sizeof(*table),
+		       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!hdr) {
+		n = -ENOMEM;
+		goto out;
+	}
+	table = (struct eh_index_entry *)(hdr + 12);
+	memset(&w->cache, 0, sizeof(w->cache));
+	if (eh_index_scan(w, table, n) != n) {
+		n = -EINVAL;
+		goto out;
+	}
+	sort(table, n, sizeof(*table), eh_index_cmp, NULL);
+
+	/* version 1, eh_frame_ptr pcrel sdata4, count udata4, datarel sdata4 */
+	hdr[0] = 1;
+	hdr[1] = DW_EH_PE_pcrel | DW_EH_PE_sdata4;
+	hdr[2] = DW_EH_PE_udata4;
+	hdr[3] = DW_EH_PE_datarel | DW_EH_PE_sdata4;
+	/* The table's address is .eh_frame's: eh_frame_ptr is -4. */
+	put_unaligned_le32(-4, hdr + 4);
+	put_unaligned_le32(n, hdr + 8);
+	for (i = 0; i < n; i++) {
+		struct eh_index_entry e = table[i];
+
+		put_unaligned_le32(e.loc, &table[i].loc);
+		put_unaligned_le32(e.fde, &table[i].fde);
+	}
+	in->hdr = hdr;
+	in->hdr_size = 12 + n * sizeof(*table);
+	in->hdr_addr = in->eh_addr;
+	hdr = NULL;
+	n = 0;
+out:
+	kvfree(hdr);
+	kfree(w);
+	return n;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Conversion of a user space file's .eh_frame (found through its
- * .eh_frame_hdr) into per-PC unwinding rules, for files without .sframe.
+ * .eh_frame_hdr, or indexed by eh_frame_index() where a file has none)
+ * into per-PC unwinding rules, for files without .sframe.
  * Internal to kernel/unwind; also built in user space by harness/ehtest.
  */
 #ifndef _KERNEL_UNWIND_EH_FRAME_H
@@ -23,7 +24,10 @@
 #define EH_FRAME_REMEMBER_MAX		8
 /* CIE initial instructions longer than this reject the file (-E2BIG). */
 #define EH_FRAME_CIE_INSNS_MAX		256
-/* A .plt expression row longer than this is not expanded (inexpressible). */
+/*
+ * A .plt expression row longer than this is not expanded (inexpressible),
+ * nor are such rows beyond this much text in all a file's FDEs.
+ */
 #define EH_FRAME_PLT_MAX_BYTES		BIT(20)
 
 /**
@@ -90,7 +94,8 @@ struct eh_frame_sink {
  *				than EH_FRAME_REMEMBER_MAX, or an opcode
  *				with no meaning on the architecture
  * @EH_FRAME_BAD_PLT:		.plt expression over more than
- *				EH_FRAME_PLT_MAX_BYTES
+ *				EH_FRAME_PLT_MAX_BYTES of text, in one FDE
+ *				or in all of them
  * @EH_FRAME_BAD_SP:		a rule for the stack pointer other than
  *				"the CFA" (the caller's stack pointer is
  *				elsewhere)
@@ -118,6 +123,8 @@ enum eh_frame_reason {
  * @signal_fdes: FDEs of a signal frame CIE ("S")
  * @bad_rows:	rows given with a NULL frame
  * @bad:	@bad_rows by enum eh_frame_reason
+ * @bytes:	bytes of FDE and CIE records interpreted (a CIE each time
+ *		it is parsed), the measure of the conversion's work
  */
 struct eh_frame_stats {
 	u32	fdes;
@@ -128,10 +135,12 @@ struct eh_frame_stats {
 	u32	signal_fdes;
 	u32	bad_rows;
 	u32	bad[EH_FRAME_BAD_NR];
+	u64	bytes;
 };
 
 int eh_frame_convert(const struct eh_frame_input *in,
 		     const struct eh_frame_sink *sink,
 		     struct eh_frame_stats *stats);
+int eh_frame_index(struct eh_frame_input *in);
 
 #endif /* _KERNEL_UNWIND_EH_FRAME_H */

@@ -23,8 +23,10 @@
  *
  * Registrations live in a maple tree in RCU mode keyed by text range, so
  * that the unwinder can look them up from any context without locks. The
- * tree is changed only with mmap_lock held for write (and the tree's own
- * lock), and registrations and tables are freed after an RCU grace period.
+ * tree is changed only under the tree's own lock, with mmap_lock held for
+ * write (munmap, fork) or for read and the mm's SFRAME_MM_REGISTERING bit
+ * lock (a registration), and registrations and tables are freed after an
+ * RCU grace period.
  * A file mapped in pieces (adjacent mappings of the same executable
  * segment) is one registration. A process has at most vm.max_map_count of
  * them; the memory they take is charged to its memory cgroup.
@@ -52,6 +54,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 
 #include <linux/unwind_user.h>
 
@@ -60,25 +63,42 @@
 #include "sframe_table.h"
 #include "../../mm/internal.h"
 
-/* Sanity limits on what a file may ask the kernel to register. */
+/*
+ * Limits on what a file may ask of the kernel, whatever it holds. Unwind
+ * sections of real files take a few MiB at most (the largest .eh_frame of
+ * Debian's programs and libraries; a synthetic program of a million
+ * functions has 24 MiB of .eh_frame and 8 MiB of .eh_frame_hdr): sections
+ * of up to 64 MiB are read, and tables of up to 2^24 rows built (a
+ * million functions take 3-8 rows each). A process's registrations use
+ * at most SFRAME_MM_MAX_BYTES of tables: beyond, a file is registered
+ * without one, and a walk ends at its frames.
+ */
 #define SFRAME_MAX_PHNUM		128
-#define SFRAME_MAX_SECTION_SIZE		(512UL << 20)
+#define SFRAME_MAX_SHNUM		256
+#define SFRAME_MAX_SECTION_SIZE		(64UL << 20)
+#define SFRAME_MAX_ROWS			BIT(24)
+#define SFRAME_MM_MAX_BYTES		(512UL << 20)
+
+/* mm_struct.sframe_flags bits */
+#define SFRAME_MM_REGISTERING		0	/* a task changes sframe_mt */
+#define SFRAME_MM_UNDISCOVERED		1	/* text mapped, not looked at */
+#define SFRAME_MM_DISCOVERING		2	/* a task is looking at it */
+#define SFRAME_MM_COLLECTED		3	/* a perf event samples it */
 
 /* task_struct.sframe_work_pending bit */
 #define SFRAME_WORK_PENDING		0
 
-/* mm_struct.sframe_flags bits */
-#define SFRAME_MM_UNDISCOVERED		0	/* text mapped, not looked at */
-#define SFRAME_MM_DISCOVERING		1	/* a task is looking at it */
-
 /**
  * struct sframe_file_key - a .sframe section of a file in a given state
- * @dev:	device of the file system
+ * @dev:	device of the file, as stat() gives it (a btrfs subvolume
+ *		has its own)
  * @gen:	inode generation
  * @ino:	inode number
  * @size:	file size
  * @ctime_sec:	last change of the inode (data or metadata), seconds
  * @ctime_nsec:	and nanoseconds
+ * @cookie:	the file system's change attribute (i_version), where it
+ *		has one: changes at every write, whatever the clock says
  * @variant:	which table of the section: 0, of its rows alone
  *		(1: with .eh_frame's rows where the section has none)
  * @off:	file offset of the section
@@ -89,8 +109,8 @@
  * @text_size:	size of that text
  *
  * Without padding, so that keys compare with memcmp(). A file written
- * since has a new change time; a new file on a reused inode number has
- * another change time too.
+ * since has a new change attribute, or change time; a new file on a
+ * reused inode number has another change time and generation too.
  */
 struct sframe_file_key {
 	u32	dev;
@@ -100,6 +120,7 @@ struct sframe_file_key {
 	s64	ctime_sec;
 	u32	ctime_nsec;
 	u32	variant;
+	u64	cookie;
 	u64	off;
 	u64	len;
 	u64	text_off;
@@ -154,7 +175,8 @@ struct sframe_section {
 /*
  * The tables in memory, by file: a mapping of a file whose table another
  * mapping uses shares it. Holds no reference: a table leaves it when it
- * is freed.
+ * is freed. Changed under sframe_tables_lock; a table in use is found
+ * under RCU alone.
  */
 #define SFRAME_TABLES_BITS		8
 static DEFINE_HASHTABLE(sframe_tables, SFRAME_TABLES_BITS);
@@ -195,6 +217,8 @@ enum sframe_stat {
 	SFRAME_STAT_EH_FRAME_CONVERTED,
 	SFRAME_STAT_EH_FRAME_STOPS,
 	SFRAME_STAT_EH_FRAME_FILLED,
+	SFRAME_STAT_EH_FRAME_BYTES,
+	SFRAME_STAT_REFUSED,
 	SFRAME_STAT_NR
 };
 
@@ -211,27 +235,30 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_EH_FRAME_CONVERTED] = "eh_frame_converted",
 	[SFRAME_STAT_EH_FRAME_STOPS]	= "eh_frame_stop_rows",
 	[SFRAME_STAT_EH_FRAME_FILLED]	= "eh_frame_filled",
+	[SFRAME_STAT_EH_FRAME_BYTES]	= "eh_frame_bytes",
+	[SFRAME_STAT_REFUSED]		= "refused",
 };
 
 static atomic_long_t sframe_stats[SFRAME_STAT_NR];
 
 /*
- * Users of call chains: perf events that sample them and BPF programs that
- * ask for stacks (both take the perf call chain buffers), and trace
- * instances with the userstacktrace option set. While there are none,
- * mapping a file reads nothing from it; the text a process maps meanwhile
- * is looked at when an unwind first needs it.
+ * Users of the call chains of every process: perf events that sample them
+ * CPU-wide or for a privileged user (perfmon_capable()), BPF programs that
+ * ask for stacks, and trace instances with the userstacktrace option set.
+ * While there are none, mapping a file reads nothing from it, but in a
+ * process that a perf event samples (SFRAME_MM_COLLECTED); the text a
+ * process maps meanwhile is looked at when an unwind first needs it.
  */
 static atomic_t sframe_collectors;
 
 /**
- * sframe_collector_get() - note a new user of user space call chains
+ * sframe_collector_get() - note a new user of every process's call chains
  *
- * Called when a perf event that samples call chains, or a BPF program
- * that takes stacks, is set up, and when a trace instance starts to
- * record user stacks. From then on, SFrame sections are found when their
- * files are mapped, so that new processes have them from their first
- * sample.
+ * Called when a CPU-wide or privileged perf event that samples call
+ * chains, or a BPF program that takes stacks, is set up, and when a trace
+ * instance starts to record user stacks. From then on, SFrame sections
+ * are found when their files are mapped, so that new processes have them
+ * from their first sample.
  */
 void sframe_collector_get(void)
 {
@@ -247,6 +274,26 @@ void sframe_collector_get(void)
 void sframe_collector_put(void)
 {
 	WARN_ON_ONCE(atomic_dec_if_positive(&sframe_collectors) < 0);
+}
+
+/**
+ * sframe_collector_task() - note a perf event that samples one task
+ * @task:	the task it samples (and the tasks it will start)
+ *
+ * Called when a perf event of an unprivileged user that samples call
+ * chains is set up for @task: from then on, the files that @task's mm and
+ * the mms of its children and of the programs they exec map are read at
+ * mmap, and those of no other process. What @task mapped before is looked
+ * at when an unwind first needs it.
+ */
+void sframe_collector_task(struct task_struct *task)
+{
+	struct mm_struct *mm = get_task_mm(task);
+
+	if (!mm)
+		return;
+	set_bit(SFRAME_MM_COLLECTED, &mm->sframe_flags);
+	mmput(mm);
 }
 
 static void sframe_stat_add(enum sframe_stat stat, long n)
@@ -284,24 +331,36 @@ static bool sframe_unknown_first(const struct sframe_file_key *key)
 	return first;
 }
 
-static void sframe_file_key(struct sframe_file_key *key,
-			    const struct inode *inode,
-			    const struct elf64_phdr *ph, u64 text_off,
-			    u64 text_size)
+/*
+ * The key of the section [@off, @off + @len) of @file, as stat() sees the
+ * file: its device is that of its btrfs subvolume, say, not the super
+ * block's.
+ */
+static int sframe_file_key(struct sframe_file_key *key, struct file *file,
+			   u64 off, u64 len, u64 text_off, u64 text_size)
 {
-	struct timespec64 ctime = inode_get_ctime(inode);
+	struct kstat st;
+	int ret;
 
+	ret = vfs_getattr_nosec(&file->f_path, &st,
+				STATX_BASIC_STATS | STATX_CHANGE_COOKIE,
+				AT_STATX_SYNC_AS_STAT);
+	if (ret)
+		return ret;
 	memset(key, 0, sizeof(*key));
-	key->dev = inode->i_sb->s_dev;
-	key->gen = inode->i_generation;
-	key->ino = inode->i_ino;
-	key->size = i_size_read(inode);
-	key->ctime_sec = ctime.tv_sec;
-	key->ctime_nsec = ctime.tv_nsec;
-	key->off = ph->p_offset;
-	key->len = ph->p_filesz;
+	key->dev = st.dev;
+	key->gen = file_inode(file)->i_generation;
+	key->ino = st.ino;
+	key->size = st.size;
+	key->ctime_sec = st.ctime.tv_sec;
+	key->ctime_nsec = st.ctime.tv_nsec;
+	if (st.result_mask & STATX_CHANGE_COOKIE)
+		key->cookie = st.change_cookie;
+	key->off = off;
+	key->len = len;
 	key->text_off = text_off;
 	key->text_size = text_size;
+	return 0;
 }
 
 static void sframe_shared_free(struct sframe_shared *t)
@@ -336,6 +395,18 @@ static struct sframe_shared *sframe_shared_find(const struct sframe_file_key *ke
 {
 	struct sframe_shared *t;
 
+	/* In use: no lock. Kept (no reference) or none: under the lock. */
+	rcu_read_lock();
+	hash_for_each_possible_rcu(sframe_tables, t, node,
+				   sframe_key_hash(key)) {
+		if (!memcmp(&t->key, key, sizeof(*key)) &&
+		    refcount_inc_not_zero(&t->ref)) {
+			rcu_read_unlock();
+			return t;
+		}
+	}
+	rcu_read_unlock();
+
 	spin_lock(&sframe_tables_lock);
 	hash_for_each_possible(sframe_tables, t, node, sframe_key_hash(key)) {
 		if (!memcmp(&t->key, key, sizeof(*key))) {
@@ -367,7 +438,7 @@ static struct sframe_shared *sframe_shared_add(struct sframe_shared *t)
 			return old;
 		}
 	}
-	hash_add(sframe_tables, &t->node, sframe_key_hash(&t->key));
+	hash_add_rcu(sframe_tables, &t->node, sframe_key_hash(&t->key));
 	sframe_stat_inc(SFRAME_STAT_TABLES);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, t->size);
 	spin_unlock(&sframe_tables_lock);
@@ -401,7 +472,7 @@ static enum lru_status sframe_kept_isolate(struct list_head *item,
 	if (!spin_trylock(&sframe_tables_lock))
 		return LRU_SKIP;
 	list_lru_isolate(list, item);
-	hash_del(&t->node);
+	hash_del_rcu(&t->node);
 	sframe_stat_add(SFRAME_STAT_KEPT, -1);
 	sframe_stat_add(SFRAME_STAT_KEPT_BYTES, -(long)t->size);
 	spin_unlock(&sframe_tables_lock);
@@ -409,6 +480,14 @@ static enum lru_status sframe_kept_isolate(struct list_head *item,
 	call_rcu(&t->rcu, sframe_shared_free_rcu);
 	return LRU_REMOVED;
 }
+
+/* Free the oldest kept tables while there are too many. */
+static void sframe_kept_trim(struct work_struct *work)
+{
+	list_lru_walk(&sframe_kept, sframe_kept_isolate, &sframe_kept,
+		      list_lru_count(&sframe_kept));
+}
+static DECLARE_WORK(sframe_kept_trim_work, sframe_kept_trim);
 
 static void sframe_shared_put(struct sframe_shared *t)
 {
@@ -424,16 +503,16 @@ static void sframe_shared_put(struct sframe_shared *t)
 		sframe_stat_inc(SFRAME_STAT_KEPT);
 		sframe_stat_add(SFRAME_STAT_KEPT_BYTES, t->size);
 	} else {
-		hash_del(&t->node);
+		hash_del_rcu(&t->node);
 	}
 	spin_unlock(&sframe_tables_lock);
 	if (!kept) {
 		call_rcu(&t->rcu, sframe_shared_free_rcu);
 		return;
 	}
+	/* Not here: munmap puts tables under the mm's tree lock. */
 	if (sframe_kept_over())
-		list_lru_walk(&sframe_kept, sframe_kept_isolate, &sframe_kept,
-			      list_lru_count(&sframe_kept));
+		schedule_work(&sframe_kept_trim_work);
 }
 
 static unsigned long sframe_kept_count(struct shrinker *shrink,
@@ -522,22 +601,28 @@ static int sframe_file_read(struct file *file, void *buf, size_t len,
 	return 0;
 }
 
-/* Room for a table of @max_rows rows and @max_funcs functions. */
+/* Every allocation a file asks for: charged, and no warning if too big. */
+#define SFRAME_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+
+/*
+ * Room for a table of @max_rows rows and @max_funcs functions: -E2BIG
+ * beyond SFRAME_MAX_ROWS, whatever the section says.
+ */
 static int sframe_build_alloc(struct sframe_build *b, u32 max_rows,
 			      u32 max_funcs)
 {
+	if (max_rows > SFRAME_MAX_ROWS || max_funcs > SFRAME_MAX_ROWS)
+		return -E2BIG;
 	b->max_rows = max_rows;
 	b->max_funcs = max_funcs;
 	b->hash_bits = sframe_hash_bits(max_rows);
-	b->pc = kvmalloc_array(max_rows, sizeof(*b->pc), GFP_KERNEL_ACCOUNT);
-	b->rule = kvmalloc_array(max_rows, sizeof(*b->rule),
-				 GFP_KERNEL_ACCOUNT);
+	b->pc = kvmalloc_array(max_rows, sizeof(*b->pc), SFRAME_GFP);
+	b->rule = kvmalloc_array(max_rows, sizeof(*b->rule), SFRAME_GFP);
 	b->rules = kvmalloc_array(min_t(u32, max_rows, SFRAME_RULES_MAX),
-				  sizeof(*b->rules), GFP_KERNEL_ACCOUNT);
-	b->hash = kvcalloc(1U << b->hash_bits, sizeof(*b->hash),
-			   GFP_KERNEL_ACCOUNT);
+				  sizeof(*b->rules), SFRAME_GFP);
+	b->hash = kvcalloc(1U << b->hash_bits, sizeof(*b->hash), SFRAME_GFP);
 	b->funcs = kvmalloc_array(max_t(u32, max_funcs, 1), sizeof(*b->funcs),
-				  GFP_KERNEL_ACCOUNT);
+				  SFRAME_GFP);
 	if (!b->pc || !b->rule || !b->rules || !b->hash || !b->funcs)
 		return -ENOMEM;
 	return 0;
@@ -568,7 +653,7 @@ static int sframe_shared_new(const struct sframe_build *b,
 				 GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
-	t->mem = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	t->mem = kvmalloc(size, SFRAME_GFP);
 	if (!t->mem) {
 		kmem_cache_free(sframe_shared_cache, t);
 		return -ENOMEM;
@@ -584,20 +669,22 @@ static int sframe_shared_new(const struct sframe_build *b,
 
 /*
  * Where a file's .eh_frame is: its program headers, the PT_GNU_EH_FRAME
- * one, and the text of the file's address space [@lo, @hi).
+ * one (@ph), or where there is none (static programs), the .eh_frame
+ * section (@eh_off, @eh_addr, @eh_size: file offset, address, size), and
+ * the text of the file's address space [@lo, @hi).
  */
 struct sframe_eh_src {
 	const struct elf64_phdr	*phdrs;
 	unsigned int		phnum;
 	const struct elf64_phdr	*ph;
+	u64			eh_off;
+	u64			eh_addr;
+	u64			eh_size;
 	u64			lo;
 	u64			hi;
 };
 
 #ifdef CONFIG_UNWIND_USER_EH_FRAME
-
-/* The most rows a table converted from .eh_frame may have. */
-#define SFRAME_EH_MAX_ROWS		BIT(24)
 
 /*
  * A pass over .eh_frame: the first counts the room a table needs, the
@@ -623,8 +710,7 @@ static int sframe_eh_func(void *ctx, u64 start, u64 end)
 		return sframe_build_func(p->b, start - p->lo, end - p->lo);
 	/* A row without rule may close the gap before the function. */
 	p->funcs++;
-	p->rows++;
-	return 0;
+	return ++p->rows < SFRAME_MAX_ROWS ? 0 : -E2BIG;
 }
 
 static int sframe_eh_row(void *ctx, u64 pc,
@@ -636,8 +722,7 @@ static int sframe_eh_row(void *ctx, u64 pc,
 
 	if (p->b)
 		return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
-	p->rows++;
-	return 0;
+	return ++p->rows < SFRAME_MAX_ROWS ? 0 : -E2BIG;
 }
 
 /*
@@ -660,15 +745,18 @@ static int sframe_eh_convert(const struct eh_frame_input *in,
 	int ret;
 
 	ret = eh_frame_convert(in, &sink, &stats);
+	sframe_stat_add(SFRAME_STAT_EH_FRAME_BYTES, stats.bytes);
 	if (ret)
 		return ret;
-	/* and the row closing the last function */
-	if (pass.rows + 1 > SFRAME_EH_MAX_ROWS)
-		return -E2BIG;
 	pass.b = b;
-	ret = sframe_build_alloc(b, pass.rows + 1, pass.funcs) ?:
-	      eh_frame_convert(in, &sink, &stats) ?:
-	      sframe_build_end(b);
+	/* and the row closing the last function */
+	ret = sframe_build_alloc(b, pass.rows + 1, pass.funcs);
+	if (ret)
+		return ret;
+	ret = eh_frame_convert(in, &sink, &stats);
+	sframe_stat_add(SFRAME_STAT_EH_FRAME_BYTES, stats.bytes);
+	if (!ret)
+		ret = sframe_build_end(b);
 	if (!ret)
 		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
 	return ret;
@@ -754,10 +842,31 @@ static int sframe_eh_read(struct file *file, const struct sframe_eh_src *src,
 	u64 off;
 	int ret;
 
-	if (ph->p_filesz < 8 || ph->p_filesz > SFRAME_MAX_SECTION_SIZE ||
-	    src->hi - src->lo > U32_MAX)
+	if (src->hi - src->lo > U32_MAX)
 		return -EINVAL;
-	hdr = kvmalloc(ph->p_filesz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!ph) {
+		if (src->eh_size > SFRAME_MAX_SECTION_SIZE)
+			return -E2BIG;
+		/* No .eh_frame_hdr: index the section's records. */
+		*in = (struct eh_frame_input) {
+			.eh_size = src->eh_size,
+			.eh_addr = src->eh_addr,
+			.text_start = src->lo,
+			.text_end = src->hi,
+			.arch = ARCH_SFRAME_ELF_MACHINE,
+		};
+		eh = kvmalloc(in->eh_size, SFRAME_GFP);
+		if (!eh)
+			return -ENOMEM;
+		in->eh = eh;
+		return sframe_file_read(file, eh, in->eh_size, src->eh_off) ?:
+		       eh_frame_index(in);
+	}
+	if (ph->p_filesz < 8)
+		return -EINVAL;
+	if (ph->p_filesz > SFRAME_MAX_SECTION_SIZE)
+		return -E2BIG;
+	hdr = kvmalloc(ph->p_filesz, SFRAME_GFP);
 	if (!hdr)
 		return -ENOMEM;
 	ret = sframe_file_read(file, hdr, ph->p_filesz, ph->p_offset) ?:
@@ -765,7 +874,7 @@ static int sframe_eh_read(struct file *file, const struct sframe_eh_src *src,
 	in->hdr = hdr;
 	if (ret)
 		return ret;
-	eh = kvmalloc(in->eh_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	eh = kvmalloc(in->eh_size, SFRAME_GFP);
 	if (!eh)
 		return -ENOMEM;
 	in->eh = eh;
@@ -1011,7 +1120,7 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 		return 0;
 	}
 
-	data = kvmalloc(key->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	data = kvmalloc(key->len, SFRAME_GFP);
 	if (!data)
 		return -ENOMEM;
 	ret = sframe_file_read(file, data, key->len, ph->p_offset);
@@ -1034,9 +1143,13 @@ static int sframe_shared_get(struct file *file, const struct elf64_phdr *ph,
 	return 0;
 }
 
-/* Is [start, start + size) inside a read-only PT_LOAD segment? */
+/*
+ * Is [start, start + size) inside a read-only PT_LOAD segment? If so, set
+ * *@off, if given, to its file offset.
+ */
 static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
-				    unsigned int phnum, u64 start, u64 size)
+				    unsigned int phnum, u64 start, u64 size,
+				    u64 *off)
 {
 	unsigned int i;
 
@@ -1046,10 +1159,76 @@ static bool sframe_in_readonly_load(const struct elf64_phdr *phdrs,
 		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
 			continue;
 		if (start >= ph->p_vaddr && size <= ph->p_filesz &&
-		    start - ph->p_vaddr <= ph->p_filesz - size)
+		    start - ph->p_vaddr <= ph->p_filesz - size) {
+			if (off)
+				*off = ph->p_offset + (start - ph->p_vaddr);
 			return true;
+		}
 	}
 	return false;
+}
+
+/* A table not built for a bound (-E2BIG): said, rate-limited. */
+static void sframe_refused(struct file *file, const char *what, int err)
+{
+	sframe_stat_inc(SFRAME_STAT_REFUSED);
+	pr_warn_ratelimited("%s[%d]: %pD: %s too large for a table (%d), its frames end call chains\n",
+			    current->comm, task_pid_nr(current), file, what,
+			    err);
+}
+
+/*
+ * Find .eh_frame through the section headers of @file, read from the page
+ * cache like its program headers, where no PT_GNU_EH_FRAME says where it
+ * is: gcc links static programs without .eh_frame_hdr. Sets @src's
+ * eh_off, eh_addr and eh_size. It must lie in a read-only PT_LOAD.
+ */
+static int sframe_eh_section(struct file *file, const struct elf64_hdr *ehdr,
+			     struct sframe_eh_src *src)
+{
+	static const char want[] = ".eh_frame";
+	const struct elf64_shdr *str, *sh;
+	struct elf64_shdr *shdrs;
+	char name[sizeof(want)];
+	unsigned int i;
+	int ret;
+
+	if (ehdr->e_shentsize != sizeof(*shdrs) || !ehdr->e_shnum ||
+	    ehdr->e_shnum > SFRAME_MAX_SHNUM ||
+	    ehdr->e_shstrndx >= ehdr->e_shnum)
+		return -ENOENT;
+	shdrs = kmalloc_array(ehdr->e_shnum, sizeof(*shdrs), GFP_KERNEL);
+	if (!shdrs)
+		return -ENOMEM;
+	ret = sframe_file_read(file, shdrs, ehdr->e_shnum * sizeof(*shdrs),
+			       ehdr->e_shoff);
+	if (ret)
+		goto out;
+	str = &shdrs[ehdr->e_shstrndx];
+	ret = -ENOENT;
+	for (i = 0; i < ehdr->e_shnum; i++) {
+		sh = &shdrs[i];
+		if (!(sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NOBITS ||
+		    sh->sh_name >= str->sh_size ||
+		    str->sh_size - sh->sh_name < sizeof(name) ||
+		    str->sh_offset > S64_MAX - sh->sh_name ||
+		    sframe_file_read(file, name, sizeof(name),
+				     str->sh_offset + sh->sh_name) ||
+		    memcmp(name, want, sizeof(want)))
+			continue;
+		if (!sh->sh_size ||
+		    !sframe_in_readonly_load(src->phdrs, src->phnum,
+					     sh->sh_addr, sh->sh_size,
+					     &src->eh_off))
+			break;
+		src->eh_addr = sh->sh_addr;
+		src->eh_size = sh->sh_size;
+		ret = 0;
+		break;
+	}
+out:
+	kfree(shdrs);
+	return ret;
 }
 
 /*
@@ -1066,7 +1245,9 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 {
 	const struct elf64_phdr *sframe = NULL, *text = NULL;
 	const struct elf64_phdr *eh = NULL;
+	u64 eh_off = 0, eh_len = 0, eh_addr = 0;
 	struct sframe_eh_src src;
+	bool have_eh;
 	unsigned long bias, text_start, text_end;
 	u64 off = (u64)pgoff << PAGE_SHIFT, lo = U64_MAX, hi = 0;
 	struct sframe_shared *shared = NULL;
@@ -1115,14 +1296,28 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 		    off < ph->p_offset + ph->p_filesz)
 			text = ph;
 	}
-	if (!sframe_eh_frame_enabled())
-		eh = NULL;
-	if ((!sframe && !eh) || !text)
+	if (!text)
 		goto out;
 	src = (struct sframe_eh_src) {
 		.phdrs = phdrs, .phnum = ehdr.e_phnum, .ph = eh,
 		.lo = lo, .hi = hi,
 	};
+	if (!sframe_eh_frame_enabled()) {
+		have_eh = false;
+	} else if (eh) {
+		have_eh = true;
+		eh_off = eh->p_offset;
+		eh_len = eh->p_filesz;
+		eh_addr = eh->p_vaddr;
+	} else {
+		/* A static program: .eh_frame without .eh_frame_hdr. */
+		have_eh = !sframe_eh_section(file, &ehdr, &src);
+		eh_off = src.eh_off;
+		eh_len = src.eh_size;
+		eh_addr = src.eh_addr;
+	}
+	if (!sframe && !have_eh)
+		goto out;
 
 	/* The load bias that puts file offset @off at @addr. */
 	bias = addr - off + text->p_offset - text->p_vaddr;
@@ -1134,10 +1329,12 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 
 	/* .eh_frame alone where there is no .sframe */
 	if (!sframe) {
-		sframe_file_key(&key, d_real_inode(file->f_path.dentry), eh,
-				eh->p_vaddr - lo, hi - lo);
-		ret = sframe_eh_shared_get(file, &src, &key, &shared);
-		if (ret == -E2BIG || ret == -ENOMEM) {
+		ret = sframe_file_key(&key, file, eh_off, eh_len,
+				      eh_addr - lo, hi - lo) ?:
+		      sframe_eh_shared_get(file, &src, &key, &shared);
+		if (ret == -E2BIG) {
+			sframe_refused(file, ".eh_frame", ret);
+		} else if (ret == -ENOMEM) {
 			pr_warn_ratelimited("%s[%d]: %pD: no table for .eh_frame (%d), its frames end call chains\n",
 					    current->comm, task_pid_nr(current),
 					    file, ret);
@@ -1155,22 +1352,29 @@ sframe_section_from_file(struct file *file, unsigned long addr,
 	ret = -EINVAL;
 	if (sframe->p_filesz != sframe->p_memsz ||
 	    sframe->p_memsz < sizeof(hdr) ||
-	    sframe->p_memsz > SFRAME_MAX_SECTION_SIZE ||
 	    !sframe_in_readonly_load(phdrs, ehdr.e_phnum, sframe->p_vaddr,
-				     sframe->p_memsz))
+				     sframe->p_memsz, NULL))
 		goto bad;
+	if (sframe->p_memsz > SFRAME_MAX_SECTION_SIZE) {
+		sframe_refused(file, "SFrame section", -E2BIG);
+		goto add;
+	}
 
 	ret = sframe_file_read(file, &hdr, sizeof(hdr), sframe->p_offset);
 	if (ret)
 		goto bad;
 
-	/* The file of the mapping: a stacked file system maps its lower one. */
-	sframe_file_key(&key, d_real_inode(file->f_path.dentry), sframe,
-			sframe->p_vaddr - lo, hi - lo);
-	key.variant = !!eh;
-	ret = sframe_shared_get(file, sframe, &key, eh ? &src : NULL, &shared);
+	ret = sframe_file_key(&key, file, sframe->p_offset, sframe->p_filesz,
+			      sframe->p_vaddr - lo, hi - lo);
+	if (ret)
+		goto out;
+	key.variant = have_eh;
+	ret = sframe_shared_get(file, sframe, &key, have_eh ? &src : NULL,
+				&shared);
 	/* Too large for a table, or no memory: walks end at its frames. */
-	if (ret == -E2BIG || ret == -ENOMEM)
+	if (ret == -E2BIG)
+		sframe_refused(file, "SFrame section", ret);
+	else if (ret == -ENOMEM)
 		pr_warn_ratelimited("%s[%d]: %pD: no table for the SFrame section (%d), its frames end call chains\n",
 				    current->comm, task_pid_nr(current), file,
 				    ret);
@@ -1185,7 +1389,7 @@ add:
 	}
 	sec->shared = shared;
 	sec->base = bias + lo;
-	sec->inode = d_real_inode(file->f_path.dentry);
+	sec->inode = file_inode(file);
 	refcount_set(&sec->ref, 1);
 	*start = text_start;
 	*end = text_end;
@@ -1194,9 +1398,9 @@ add:
 bad:
 	/* A newer format is not an error of the file's: said once. */
 	if (ret == -EOPNOTSUPP) {
-		sframe_file_key(&key, d_real_inode(file->f_path.dentry), sframe,
-				0, 0);
-		if (sframe_unknown_first(&key))
+		if (!sframe_file_key(&key, file, sframe->p_offset,
+				     sframe->p_filesz, 0, 0) &&
+		    sframe_unknown_first(&key))
 			pr_info("%pD: SFrame version %u not supported, ignored\n",
 				file, hdr.preamble.version);
 	} else if (ret != -EINTR) {
@@ -1217,17 +1421,25 @@ static bool sframe_same(const struct sframe_section *a,
 	       a->base == b->base;
 }
 
+/* The bytes of the table of @sec, for its mm's SFRAME_MM_MAX_BYTES. */
+static size_t sframe_section_bytes(const struct sframe_section *sec)
+{
+	return sec->shared ? sec->shared->size : 0;
+}
+
 /*
  * Register @sec for the text [@start, @end), or extend the registration of
  * an adjacent piece of the same text to it. Returns the section now
  * registered there, or an ERR_PTR(); @sec is the caller's to put unless it
- * is returned.
+ * is returned. A new registration whose table would take the mm's
+ * tables over SFRAME_MM_MAX_BYTES is made without it (*@over set).
  *
- * Context: mmap_lock held for write.
+ * Context: mmap_lock held for read, and SFRAME_MM_REGISTERING: no other
+ * task changes the tree (munmap and fork hold mmap_lock for write).
  */
 static struct sframe_section *
 sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
-		 unsigned long start, unsigned long end)
+		 unsigned long start, unsigned long end, bool *over)
 {
 	MA_STATE(mas, &mm->sframe_mt, start, end - 1);
 	struct sframe_section *left = NULL, *right = NULL, *reg;
@@ -1263,6 +1475,13 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 		reg = ERR_PTR(-ENOSPC);
 		goto unlock;
 	}
+	if (reg == sec && sframe_section_bytes(sec) >
+	    SFRAME_MM_MAX_BYTES - min(mm->sframe_bytes, SFRAME_MM_MAX_BYTES)) {
+		/* Not seen by anyone yet: a walk ends at its frames. */
+		sframe_shared_put(sec->shared);
+		sec->shared = NULL;
+		*over = true;
+	}
 
 	mas_set_range(&mas, lo, hi);
 	ret = mas_store_gfp(&mas, reg, GFP_KERNEL_ACCOUNT);
@@ -1271,11 +1490,14 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 		reg = ERR_PTR(ret);
 		goto unlock;
 	}
-	if (reg == sec)
+	if (reg == sec) {
 		mm->sframe_nr++;
+		mm->sframe_bytes += sframe_section_bytes(sec);
+	}
 	/* The text between two registrations of one section joined them. */
 	if (left && right && right != left) {
 		mm->sframe_nr--;
+		mm->sframe_bytes -= sframe_section_bytes(right);
 		sframe_put(right);
 	}
 unlock:
@@ -1297,6 +1519,7 @@ static void sframe_register(struct file *file, unsigned long addr,
 	struct vm_area_struct *vma;
 	unsigned long start, end;
 	unsigned int nr;
+	bool over = false;
 
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return;
@@ -1305,7 +1528,17 @@ static void sframe_register(struct file *file, unsigned long addr,
 	if (!sec)
 		return;
 
-	if (mmap_write_lock_killable(mm)) {
+	/*
+	 * mmap_lock for read keeps the mapping, and the tree's other writers
+	 * (munmap, fork), away; the bit keeps other registrations away.
+	 */
+	if (mmap_read_lock_killable(mm)) {
+		sframe_put(sec);
+		return;
+	}
+	if (wait_on_bit_lock(&mm->sframe_flags, SFRAME_MM_REGISTERING,
+			     TASK_KILLABLE)) {
+		mmap_read_unlock(mm);
 		sframe_put(sec);
 		return;
 	}
@@ -1316,16 +1549,23 @@ static void sframe_register(struct file *file, unsigned long addr,
 	    file_inode(vma->vm_file) == sec->inode && end <= vma->vm_end &&
 	    vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT) ==
 	    pgoff + ((start - addr) >> PAGE_SHIFT))
-		reg = sframe_mm_insert(mm, sec, start, end);
+		reg = sframe_mm_insert(mm, sec, start, end, &over);
 	if (reg == sec)
 		sframe_stat_inc(SFRAME_STAT_REGISTERED);
 	nr = mm->sframe_nr;
-	mmap_write_unlock(mm);
+	clear_and_wake_up_bit(SFRAME_MM_REGISTERING, &mm->sframe_flags);
+	mmap_read_unlock(mm);
 
 	if (reg == ERR_PTR(-ENOSPC))
 		pr_warn_ratelimited("%s[%d]: %pD: more than %u SFrame sections (vm.max_map_count), not registered\n",
 				    current->comm, task_pid_nr(current), file,
 				    nr);
+	if (over) {
+		sframe_stat_inc(SFRAME_STAT_REFUSED);
+		pr_warn_ratelimited("%s[%d]: %pD: the process's tables would take more than %lu MiB, its frames end call chains\n",
+				    current->comm, task_pid_nr(current), file,
+				    SFRAME_MM_MAX_BYTES >> 20);
+	}
 	if (reg != sec)
 		sframe_put(sec);
 }
@@ -1454,8 +1694,12 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 		return -ENOENT;
 	sec = sframe_walk(mm, ip, &first, &last);
 	if (!sec) {
-		/* Text not looked at yet: it may have SFrame. */
-		if (test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags)) {
+		/*
+		 * Text not looked at yet, or being looked at (and not
+		 * registered yet, maybe): it may have SFrame.
+		 */
+		if (READ_ONCE(mm->sframe_flags) &
+		    (BIT(SFRAME_MM_UNDISCOVERED) | BIT(SFRAME_MM_DISCOVERING))) {
 			sframe_queue_work();
 			return -EAGAIN;
 		}
@@ -1488,14 +1732,17 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
  *
  * Context: any context, including NMI.
  * Return: true if at least one section is registered for the task's mm.
- * Also true if its text was not looked at yet (a lookup has it looked at).
+ * Also true if its text was not looked at yet (a lookup has it looked at),
+ * or is being looked at.
  */
 bool sframe_possible_user(void)
 {
 	struct mm_struct *mm = current->mm;
 
 	return mm && (!mtree_empty(&mm->sframe_mt) ||
-		      test_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags));
+		      (READ_ONCE(mm->sframe_flags) &
+		       (BIT(SFRAME_MM_UNDISCOVERED) |
+			BIT(SFRAME_MM_DISCOVERING))));
 }
 
 /**
@@ -1510,9 +1757,14 @@ bool sframe_possible_user(void)
  * SFrame section for the new text at once, with its table, so that the
  * first samples in it are complete.
  * Nothing is registered while sframe_enabled() is false.
- * Then, and while nothing collects user call chains, it reads nothing and
- * leaves the text to be looked at when an unwind of this process first
- * needs it.
+ * Then, and while nothing collects the call chains of this process (see
+ * sframe_collector_get() and sframe_collector_task()), it reads nothing
+ * and leaves the text to be looked at when an unwind of this process
+ * first needs it.
+ *
+ * The file read is the one the new mapping maps: a stacked file system
+ * (overlayfs) maps the file of the layer below, whose page cache holds
+ * the data; @file may have none.
  *
  * Context: process context, mmap_lock not held. May sleep.
  */
@@ -1520,14 +1772,26 @@ void sframe_mmap_file(struct file *file, unsigned long addr,
 		      unsigned long len, unsigned long pgoff)
 {
 	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
 
 	if (!mm)
 		return;
-	if (!sframe_enabled() || !atomic_read(&sframe_collectors)) {
+	if (!sframe_enabled() || (!atomic_read(&sframe_collectors) &&
+				  !test_bit(SFRAME_MM_COLLECTED,
+					    &mm->sframe_flags))) {
 		set_bit(SFRAME_MM_UNDISCOVERED, &mm->sframe_flags);
 		return;
 	}
+	if (mmap_read_lock_killable(mm))
+		return;
+	vma = vma_lookup(mm, addr);
+	file = vma && vma->vm_start == addr && vma->vm_file ?
+	       get_file(vma->vm_file) : NULL;
+	mmap_read_unlock(mm);
+	if (!file)
+		return;
 	sframe_register(file, addr, len, pgoff);
+	fput(file);
 }
 
 /**
@@ -1560,6 +1824,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		 */
 		mas_store_gfp(&mas, NULL, GFP_KERNEL | __GFP_NOFAIL);
 		mm->sframe_nr--;
+		mm->sframe_bytes -= sframe_section_bytes(sec);
 		sframe_put(sec);
 		if (last >= end - 1)
 			break;
@@ -1570,13 +1835,20 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 
 /**
  * sframe_mm_init() - initialize the SFrame registrations of a new mm
- * @mm:		the new address space
+ * @mm:		the new address space, of a fork child or for an exec of
+ *		the current task
  */
 void sframe_mm_init(struct mm_struct *mm)
 {
+	struct mm_struct *old = current->mm;
+
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
 	mm->sframe_nr = 0;
+	mm->sframe_bytes = 0;
 	mm->sframe_flags = 0;
+	/* A sampled process's children and the programs they exec too. */
+	if (old && test_bit(SFRAME_MM_COLLECTED, &old->sframe_flags))
+		set_bit(SFRAME_MM_COLLECTED, &mm->sframe_flags);
 }
 
 /* Copy the registrations of @oldmm to @mm one by one. */
@@ -1597,6 +1869,7 @@ static void sframe_mm_copy(struct mm_struct *mm, struct mm_struct *oldmm)
 			return;
 		refcount_inc(&sec->ref);
 		mm->sframe_nr++;
+		mm->sframe_bytes += sframe_section_bytes(sec);
 		cond_resched();
 		rcu_read_lock();
 	}
@@ -1642,6 +1915,7 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 			refcount_inc(&sec->ref);
 		mtree_unlock(&mm->sframe_mt);
 		mm->sframe_nr = oldmm->sframe_nr;
+		mm->sframe_bytes = oldmm->sframe_bytes;
 	}
 
 	for_each_vma(vmi, vma) {

@@ -2,7 +2,8 @@
 /*
  * User call chains of a static, freestanding executable with its own _start
  * (static_wl), built with -fomit-frame-pointer and --gsframe.  The chain
- * must be complete up to and including _start.
+ * must be complete up to and including _start; also where the same
+ * program has only .eh_frame, without .eh_frame_hdr (static_wl_eh).
  */
 #include <limits.h>
 #include <sched.h>
@@ -22,6 +23,27 @@ TEST_F(sampled, sframe_static)
 	diag_env(exe);
 	ASSERT_EQ(1, elf_has_sframe(exe));
 	ASSERT_TRUE(sampled_chains(self, "static", argv, expect,
+				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
+}
+
+/*
+ * The same program built without SFrame, linked as gcc links static
+ * programs: .eh_frame and no .eh_frame_hdr (static_wl_eh). The kernel
+ * finds .eh_frame through the section headers: the chain must be complete
+ * up to and including _start from it too.
+ */
+TEST_F(sampled, eh_frame_static)
+{
+	char exe[PATH_MAX];
+	char *const argv[] = { exe, NULL };
+
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "kernel.unwind_user_sframe is not 1");
+	ASSERT_EQ(0, sampled_sysctl(self, EH_FRAME_SYSCTL, 1));
+	ASSERT_EQ(0, self_dir_file(exe, sizeof(exe), "static_wl_eh"));
+	diag_env(exe);
+	ASSERT_EQ(0, elf_has_sframe(exe));
+	ASSERT_TRUE(sampled_chains(self, "static_eh", argv, expect,
 				   ARRAY_SIZE(expect), CHAINS_COMPLETE));
 }
 

@@ -15,9 +15,11 @@
  * one conversion, whatever the table lists (a CIE, at most
  * EH_FRAME_CIE_INSNS_MAX bytes of instructions, may be parsed once per
  * FDE). It checks for a fatal signal, and reschedules, every
- * EH_FRAME_CHECK_OPS instructions or records. Of each row it tracks the CFA, the return address, the frame
- * pointer and the stack pointer only (the caller's stack pointer must be
- * the CFA), and converts them to struct unwind_user_frame where that
+ * EH_FRAME_CHECK_OPS instructions or records.
+ *
+ * Of each row it tracks the CFA, the return address, the frame pointer
+ * and the stack pointer only (the caller's stack pointer must be the
+ * CFA), and converts them to struct unwind_user_frame where that
  * struct expresses the rule exactly; any other row is given as NULL, so
  * that a walk ends there rather than guess.
  *

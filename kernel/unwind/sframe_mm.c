@@ -487,6 +487,7 @@ static void sframe_kept_trim(struct work_struct *work)
 	list_lru_walk(&sframe_kept, sframe_kept_isolate, &sframe_kept,
 		      list_lru_count(&sframe_kept));
 }
+
 static DECLARE_WORK(sframe_kept_trim_work, sframe_kept_trim);
 
 static void sframe_shared_put(struct sframe_shared *t)

@@ -252,8 +252,18 @@ for f in "$TOP"/harness/guest/*; do
 	cp "$f" "$ROOT/harness/"
 done
 chmod 755 "$ROOT"/harness/* 2>/dev/null || true
-echo 'root:x:0:0:root:/tmp:/bin/sh' >"$ROOT/etc/passwd"
-echo 'root:x:0:' >"$ROOT/etc/group"
+# Two unprivileged users for harness/guest/safety.sh (busybox su -s /bin/sh
+# uNNNN -c CMD as root; their home directories are made by safety.sh).
+cat >"$ROOT/etc/passwd" <<'EOF'
+root:x:0:0:root:/tmp:/bin/sh
+u1000:x:1000:1000:u1000:/tmp/u1000:/bin/sh
+u1001:x:1001:1001:u1001:/tmp/u1001:/bin/sh
+EOF
+cat >"$ROOT/etc/group" <<'EOF'
+root:x:0:
+u1000:x:1000:
+u1001:x:1001:
+EOF
 
 mkdir -p "$(dirname "$OUTPUT")"
 # /dev/console comes from the kernel's built-in initramfs, which is

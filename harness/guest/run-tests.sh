@@ -8,6 +8,7 @@
 # SHARE/selftests/timeout   per-test limit in seconds (default 120)
 # SHARE/demo                the demo program, for the perf test
 # SHARE/consumers.on        run harness/guest/consumers.sh as well
+# SHARE/safety/ehmap        run harness/guest/safety.sh (results in SHARE/safety/)
 # Results: SHARE/results/NAME.{rc,out,secs}, SHARE/perf/ (perf-demo.sh,
 # or SHARE/perf/absent: the reason why this guest has no perf),
 # SHARE/consumers/ (consumers.sh).
@@ -63,5 +64,12 @@ fi
 if [ -f "$share/consumers.on" ]; then
 	sh /harness/consumers.sh "$share" >/dev/null 2>&1
 	echo "== consumers: done"
+fi
+# The safety tests (harness/guest/safety.sh), last: they leave tables
+# kept and users' files behind. SHARE/safety/ehmap: harness/check.sh
+# built the helper and the crafted files.
+if [ -x "$share/safety/ehmap" ]; then
+	sh /harness/safety.sh "$share" >"$share/safety/run.txt" 2>&1
+	echo "== safety: done"
 fi
 exit 0

@@ -18,10 +18,17 @@ B=$OUT/build/mutants-x86_64
 ST=${SELFTESTS:-$OUT/check/x86_64/share/selftests}
 [ -f "$OUT/build/x86_64/.config" ] || die "no x86_64 guest kernel (make kernel ARCH=x86_64)"
 [ -x "$ST/unwind_registry" ] || die "no selftests in $ST (make check ARCH=x86_64, or SELFTESTS=dir)"
-# The perf test's program and its counter, beside the selftests.
+# The perf test's program and its counter, beside the selftests; the
+# safety tests' programs and crafted files (as harness/check.sh makes them).
 gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$ST/demo" "$TOP/harness/demo/demo.c" ||
 	die "cannot build the demo program"
+gcc -O2 -fomit-frame-pointer -o "$ST/demo-eh" "$TOP/harness/demo/demo.c" ||
+	die "cannot build the demo program without SFrame"
 cp "$TOP/harness/demo/chains.awk" "$ST/"
+mkdir -p "$ST/safety"
+gcc -O2 -Wall -o "$ST/safety/ehmap" "$TOP/harness/safety/ehmap.c" &&
+	python3 "$TOP/harness/safety/mkelf.py" x86_64 "$ST/safety" >/dev/null ||
+	die "cannot build the safety tests' files"
 
 # name@file@python-literal old@python-literal new@tests that must fail
 #
@@ -94,6 +101,9 @@ MUTANTS=(
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
 "vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (sframe_vdso_hint(mm, ip, first, last, hint))\n\t\t\treturn 0;\n'@''@unwind_eh_frame"
 "defer-without-tables@kernel/unwind/user.c@'\tif (state->ws == sizeof(long) && unwind_user_has_sframe()) {'@'\tif (0) {'@perf-defer"
+"gate-global@kernel/events/core.c@'\t\t\tif (task && !perfmon_capable()) {'@'\t\t\tif (0) {'@safety-f3"
+"read-overlay-file@kernel/unwind/sframe_mm.c@'\t       get_file(vma->vm_file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@'\t       get_file(file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@safety-f2"
+"no-row-cap@kernel/unwind/sframe_mm.c@'\tif (max_rows > SFRAME_MAX_ROWS || max_funcs > SFRAME_MAX_ROWS)\n\t\treturn -E2BIG;\n'@''@safety-f4"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 
@@ -114,9 +124,12 @@ note "building the unmutated kernel in $B"
 # (its lines in the kernel log), or if the guest did not finish.
 # A test named perf-MODE is the perf test of make check in that mode
 # (harness/guest/perf-demo.sh on the SFrame demo): it fails unless 99.5% of
-# the samples whose leaf is c show c <- b <- a <- main.
+# the samples whose leaf is c show c <- b <- a <- main. One named
+# safety-fN is check FN of the safety tests (harness/guest/safety.sh, run
+# once for all of them, judged by harness/safety/judge.sh): it fails if a
+# line of that check is "not ok".
 guest_tests() {
-	local cmd="cd /host; rc=0; for t in $1; do case \$t in perf-*) m=\${t#perf-}; sh /harness/perf-demo.sh ./demo /tmp/perf \$m 2 1000 >/dev/null 2>&1; awk -f ./chains.awk -v comm=demo -v chain=c,b,a,main /tmp/perf/script-\$m.txt >/tmp/\$t.out; cat /tmp/\$t.out; awk -F= '\$1==\"leaf\"{l=\$2} \$1==\"full\"{f=\$2} END{exit !(l >= 100 && f * 1000 >= 995 * l)}' /tmp/\$t.out || { echo \"\$t failed\"; rc=1; }; continue ;; esac; [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
+	local cmd="cd /host; rc=0; for t in $1; do case \$t in safety-*) [ -f /tmp/safety.done ] || sh /harness/safety.sh /host >/dev/null 2>&1; touch /tmp/safety.done; continue ;; perf-*) m=\${t#perf-}; sh /harness/perf-demo.sh ./demo /tmp/perf \$m 2 1000 >/dev/null 2>&1; awk -f ./chains.awk -v comm=demo -v chain=c,b,a,main /tmp/perf/script-\$m.txt >/tmp/\$t.out; cat /tmp/\$t.out; awk -F= '\$1==\"leaf\"{l=\$2} \$1==\"full\"{f=\$2} END{exit !(l >= 100 && f * 1000 >= 995 * l)}' /tmp/\$t.out || { echo \"\$t failed\"; rc=1; }; continue ;; esac; [ -x ./\$t ] || { echo missing \$t; exit 3; }; timeout 300 ./\$t >/tmp/\$t.out 2>&1 || { echo \"\$t failed\"; grep -E '^not ok|FAIL ' /tmp/\$t.out | head -5; rc=1; }; done; exit \$rc"
 	local rc=0 dmesg
 	KERNEL=$B/arch/x86/boot/bzImage timeout 1200 "$TOP/harness/qemu-run.sh" x86_64 "$ST" "$cmd" >"$2" 2>&1 || rc=$?
 	dmesg=$(sed -n 's/.*kernel log: \(.*dmesg\.txt\)).*/\1/p' "$2" | tail -1)
@@ -124,6 +137,18 @@ guest_tests() {
 		echo "KUnit failed: $(grep -E '^ *not ok [0-9]+ sframe_test' "$dmesg" | head -1 | sed 's/^ *//')" >>"$2"
 		rc=1
 	fi
+	local t n
+	for t in $1; do
+		case $t in safety-f[1-4]) ;; *) continue ;; esac
+		n=$(echo "${t#safety-}" | tr f F)
+		"$TOP/harness/safety/judge.sh" x86_64 "$ST" >"$2.$t" 2>&1
+		if grep -q "^not ok - x86_64: safety: $n " "$2.$t" ||
+		   ! grep -q "^ok - x86_64: safety: $n " "$2.$t"; then
+			echo "$t failed: $(grep -m1 "^not ok - x86_64: safety: $n " "$2.$t" | cut -c1-160)" >>"$2"
+			rc=1
+		fi
+	done
+	rm -rf "$ST/safety/figures"
 	return $rc
 }
 

@@ -3,7 +3,8 @@
 #
 #   harness/mutants.sh
 #
-# 1. the decoder (kernel/unwind/sframe.c) judged by the host tests:
+# 1. the decoder (kernel/unwind/sframe.c) and the .eh_frame converter
+#    (kernel/unwind/eh_frame.c) judged by the host tests:
 #    harness/hosttest/mutants.sh, seconds per mutant;
 # 2. the registry and the unwinder loop (kernel/unwind/sframe_mm.c, user.c,
 #    their mm hooks) judged by the selftests in an x86_64 guest:

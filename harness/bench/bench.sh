@@ -19,7 +19,7 @@
 # same with the .eh_frame conversion on: 10), BENCH_EH_PERF_PERIOD
 # (cpu-clock period of part eh's perf record -a, ns: 1000000),
 # BENCH_FORK_MAPS (16000) and BENCH_FORK_N (forks timed: 20), BENCH_PARTS
-# ("cost worst scale perf cold exec fork eh"), BENCH_BOOTS ("icount wall",
+# ("cost worst scale perf cold exec fork wake eh"), BENCH_BOOTS ("icount wall",
 # and "base" if asked: a boot left out has no results in the report;
 # "base" boots the pinned base without the series, built with UNPATCHED=1
 # harness/build-kernel.sh, with -icount, for the frame-pointer cost of
@@ -50,7 +50,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 export QEMU_MEM=${QEMU_MEM:-3G}
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost worst scale perf cold exec fork eh}
+parts=${BENCH_PARTS:-cost worst scale perf cold exec fork wake eh}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -61,7 +61,7 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | worst | scale | perf | cold | exec | fork | eh) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork eh)" ;; esac
+	case $p in cost | worst | scale | perf | cold | exec | fork | wake | eh) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork wake eh)" ;; esac
 done
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.

@@ -8,10 +8,10 @@
 #
 # KIND names the boot (icount or wall), REPS is the number of repetitions
 # of each timed measurement (the host takes medians). PARTS (default
-# "cost worst scale perf cold exec fork eh") selects the measurements.
+# "cost worst scale perf cold exec fork wake eh") selects the measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost worst scale perf cold exec fork eh}
+parts=${4:-cost worst scale perf cold exec fork wake eh}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 # The .eh_frame conversion (files mapped while it is 0 get no table from
@@ -355,10 +355,13 @@ if has fork; then
 fi
 
 # Another task's wake-up delay while a large adversarial section is
-# validated and its table built (3 rounds, worst one).
-if has fork; then
+# validated and its table built (3 rounds, worst one); then while a
+# .eh_frame of overlapping records (review F1), and a valid one of the
+# same size, are mapped (harness/safety/mkelf.py's files).
+if has wake; then
 	mark wake
 	run ./wakebench 3
+	[ -f safety/hostile.so ] && run ./wakebench 3 safety/hostile.so safety/valid.so
 fi
 
 if has cold; then

@@ -533,9 +533,25 @@ def main():
         p("| boot | rows | mmap ms (worst) | worst wake-up lateness ms | without the mapping ms |")
         p("|---|---|---|---|---|")
         for kind, w in wakes:
-            p(f"| {kind} | {int(w['rows']):,} | {w['map_ms']} | {w['max_late_ms']} | "
-              f"{w['idle_max_late_ms']} |")
+            if "rows" in w:
+                p(f"| {kind} | {int(w['rows']):,} | {w['map_ms']} | {w['max_late_ms']} | "
+                  f"{w['idle_max_late_ms']} |")
         p("")
+        files = [(kind, w) for kind, w in wakes if "file" in w]
+        if files:
+            p("The same while a crafted `.eh_frame` of 4 MiB is mapped (harness/safety/"
+              "mkelf.py, three fresh copies, the sleeper as uid 1001): `hostile.so`, "
+              "4,096 FDE records that each run to the end of the section (review F1; "
+              "the kernel refuses it), and `valid.so`, disjoint FDEs of the same size, "
+              "converted. Bound asked: under 100 ms in the x86_64 guest (not asserted: "
+              "a figure).")
+            p("")
+            p("| boot | file | mmap ms (worst) | worst wake-up lateness ms | without the mapping ms |")
+            p("|---|---|---|---|---|")
+            for kind, w in files:
+                p(f"| {kind} | {w['file']} | {w['map_ms']} | {w['max_late_ms']} | "
+                  f"{w['idle_max_late_ms']} |")
+            p("")
 
     # ---- 9. .eh_frame conversion and table memory per file ----------------
     ehm = {}

@@ -3,7 +3,7 @@
  * How late a sleeping task wakes up while another one has a large, valid
  * but adversarial SFrame section validated and decoded.
  *
- *   wakebench ROUNDS
+ *   wakebench ROUNDS [FILE...]
  *
  * Each round writes a new file (nobody else maps it, so its table is
  * built anew) whose section has 512 functions of 8,192 rows each, all
@@ -14,7 +14,15 @@
  * mapping first. Prints
  *   wakebench rows=R map_ms=M max_late_ms=L idle_max_late_ms=I
  * (M and L: the worst round).
+ *
+ * With FILEs (harness/safety/mkelf.py's hostile.so and valid.so: a
+ * .eh_frame of overlapping records, and a valid one of the same size),
+ * the same for each FILE: ROUNDS times a fresh copy of it (no table kept
+ * for it) has its executable segment mapped, the sleeper running as
+ * another user (uid 1001, where the guest has it). Prints
+ *   wakebench file=NAME map_ms=M max_late_ms=L idle_max_late_ms=I
  */
+#define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -49,6 +57,10 @@ static pid_t sleeper(int wfd)
 
 	if (pid)
 		return pid;
+	/* another user's task (root may become any uid) */
+	if (!getuid() && (setresgid(1001, 1001, 1001) ||
+			  setresuid(1001, 1001, 1001)))
+		_exit(1);
 	for (;;) {
 		t = now_ms();
 		nanosleep(&d, NULL);
@@ -154,6 +166,89 @@ static int make_file(size_t *size)
 	return fd;
 }
 
+/*
+ * A fresh copy of @path in /tmp (no table kept for it): *@off and *@len
+ * are set to its executable segment, page-aligned.
+ */
+static int copy_file(const char *path, off_t *off, size_t *len)
+{
+	char tmp[] = "/tmp/wakebench-file.XXXXXX", buf[65536];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	ssize_t n;
+	int in, fd, i;
+
+	in = open(path, O_RDONLY);
+	fd = mkstemp(tmp);
+	if (in < 0 || fd < 0)
+		return -1;
+	unlink(tmp);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			return -1;
+	close(in);
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			*off = ph.p_offset & ~(off_t)4095;
+			*len = ph.p_filesz + (ph.p_offset & 4095);
+			return fd;
+		}
+	}
+	return -1;
+}
+
+/* wakebench ROUNDS FILE...: see the top of this file. */
+static int files(int rounds, int nfiles, char **paths, int p[2])
+{
+	double ms, l, map_ms, late, idle, t;
+	const char *name;
+	int f, r, fd;
+	size_t len;
+	off_t off;
+	pid_t pid;
+	void *m;
+
+	for (f = 0; f < nfiles; f++) {
+		map_ms = late = 0;
+		for (r = 0; r < rounds; r++) {
+			fd = copy_file(paths[f], &off, &len);
+			if (fd < 0) {
+				perror(paths[f]);
+				return 2;
+			}
+			pid = sleeper(p[1]);
+			usleep(20000);
+			t = now_ms();
+			m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+				 fd, off);
+			ms = now_ms() - t;
+			usleep(20000);
+			l = stop(pid, p[0]);
+			if (m != MAP_FAILED)
+				munmap(m, len);
+			close(fd);
+			if (ms > map_ms)
+				map_ms = ms;
+			if (l > late)
+				late = l;
+		}
+		pid = sleeper(p[1]);
+		usleep((useconds_t)(map_ms * 1000) + 40000);
+		idle = stop(pid, p[0]);
+		name = strrchr(paths[f], '/') ? strrchr(paths[f], '/') + 1 :
+		       paths[f];
+		printf("wakebench file=%s map_ms=%.1f max_late_ms=%.1f idle_max_late_ms=%.1f\n",
+		       name, map_ms, late, idle);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double map_ms = 0, late = 0, idle, t;
@@ -163,8 +258,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 	void *m;
 
-	if (argc != 2 || (rounds = atoi(argv[1])) < 1) {
-		fprintf(stderr, "usage: wakebench ROUNDS\n");
+	if (argc < 2 || (rounds = atoi(argv[1])) < 1) {
+		fprintf(stderr, "usage: wakebench ROUNDS [FILE...]\n");
 		return 2;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -177,6 +272,8 @@ int main(int argc, char **argv)
 		perror("wakebench");
 		return 2;
 	}
+	if (argc > 2)
+		return files(rounds, argc - 2, argv + 2, p);
 	for (r = 0; r < rounds; r++) {
 		double ms, l;
 

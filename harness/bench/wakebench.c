@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -167,6 +168,45 @@ static int make_file(size_t *size)
 }
 
 /*
+ * One round: map [@off, @off + @len) of @fd executable while the sleeper
+ * runs, then close @fd; raise *@map_ms and *@late to this round's mmap
+ * time and worst lateness. Returns the mmap's errno, or 0.
+ */
+static int round_map(int fd, off_t off, size_t len, int p[2],
+		     double *map_ms, double *late)
+{
+	pid_t pid = sleeper(p[1]);
+	double t, ms, l;
+	void *m;
+	int err;
+
+	usleep(20000);
+	t = now_ms();
+	m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+	ms = now_ms() - t;
+	err = m == MAP_FAILED ? errno : 0;
+	usleep(20000);
+	l = stop(pid, p[0]);
+	if (!err)
+		munmap(m, len);
+	close(fd);
+	if (ms > *map_ms)
+		*map_ms = ms;
+	if (l > *late)
+		*late = l;
+	return err;
+}
+
+/* The sleeper's worst lateness as long as the mappings took, no mapping. */
+static double idle_late(double map_ms, int p[2])
+{
+	pid_t pid = sleeper(p[1]);
+
+	usleep((useconds_t)(map_ms * 1000) + 40000);
+	return stop(pid, p[0]);
+}
+
+/*
  * A fresh copy of @path in /tmp (no table kept for it): *@off and *@len
  * are set to its executable segment, page-aligned.
  */
@@ -205,13 +245,11 @@ static int copy_file(const char *path, off_t *off, size_t *len)
 /* wakebench ROUNDS FILE...: see the top of this file. */
 static int files(int rounds, int nfiles, char **paths, int p[2])
 {
-	double ms, l, map_ms, late, idle, t;
+	double map_ms, late, idle;
 	const char *name;
 	int f, r, fd;
 	size_t len;
 	off_t off;
-	pid_t pid;
-	void *m;
 
 	for (f = 0; f < nfiles; f++) {
 		map_ms = late = 0;
@@ -221,25 +259,10 @@ static int files(int rounds, int nfiles, char **paths, int p[2])
 				perror(paths[f]);
 				return 2;
 			}
-			pid = sleeper(p[1]);
-			usleep(20000);
-			t = now_ms();
-			m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-				 fd, off);
-			ms = now_ms() - t;
-			usleep(20000);
-			l = stop(pid, p[0]);
-			if (m != MAP_FAILED)
-				munmap(m, len);
-			close(fd);
-			if (ms > map_ms)
-				map_ms = ms;
-			if (l > late)
-				late = l;
+			/* a refused table is no failed mmap */
+			round_map(fd, off, len, p, &map_ms, &late);
 		}
-		pid = sleeper(p[1]);
-		usleep((useconds_t)(map_ms * 1000) + 40000);
-		idle = stop(pid, p[0]);
+		idle = idle_late(map_ms, p);
 		name = strrchr(paths[f], '/') ? strrchr(paths[f], '/') + 1 :
 		       paths[f];
 		printf("wakebench file=%s map_ms=%.1f max_late_ms=%.1f idle_max_late_ms=%.1f\n",
@@ -251,12 +274,10 @@ static int files(int rounds, int nfiles, char **paths, int p[2])
 
 int main(int argc, char **argv)
 {
-	double map_ms = 0, late = 0, idle, t;
+	double map_ms = 0, late = 0, idle;
 	struct perf_event_attr attr;
 	int rounds, r, p[2], ev, fd;
 	size_t size;
-	pid_t pid;
-	void *m;
 
 	if (argc < 2 || (rounds = atoi(argv[1])) < 1) {
 		fprintf(stderr, "usage: wakebench ROUNDS [FILE...]\n");
@@ -275,35 +296,19 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		return files(rounds, argc - 2, argv + 2, p);
 	for (r = 0; r < rounds; r++) {
-		double ms, l;
-
 		fd = make_file(&size);
 		if (fd < 0) {
 			perror("file");
 			return 2;
 		}
-		pid = sleeper(p[1]);
-		usleep(20000);
-		t = now_ms();
-		m = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-		ms = now_ms() - t;
-		usleep(20000);
-		l = stop(pid, p[0]);
-		if (m == MAP_FAILED) {
+		errno = round_map(fd, 0, size, p, &map_ms, &late);
+		if (errno) {
 			perror("mmap");
 			return 2;
 		}
-		munmap(m, size);
-		close(fd);
-		if (ms > map_ms)
-			map_ms = ms;
-		if (l > late)
-			late = l;
 	}
 	/* the same time without the mapping */
-	pid = sleeper(p[1]);
-	usleep((useconds_t)(map_ms * 1000) + 40000);
-	idle = stop(pid, p[0]);
+	idle = idle_late(map_ms, p);
 	printf("wakebench rows=%d map_ms=%.1f max_late_ms=%.1f idle_max_late_ms=%.1f\n",
 	       FDES * ROWS, map_ms, late, idle);
 	close(ev);

@@ -1131,6 +1131,30 @@ struct eh_work {
 	struct eh_cie_cache	cache;
 };
 
+/* The working state for @in's architecture, counting in @stats. */
+static int eh_work_new(const struct eh_frame_input *in,
+		       struct eh_frame_stats *stats, struct eh_work **wp)
+{
+	const struct eh_arch *arch;
+	struct eh_work *w;
+
+	if (in->arch == EH_FRAME_ARCH_X86_64)
+		arch = &eh_arch_x86_64;
+	else if (in->arch == EH_FRAME_ARCH_ARM64)
+		arch = &eh_arch_arm64;
+	else
+		return -EINVAL;
+	w = kzalloc_obj(*w, GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->ip.in = in;
+	w->ip.arch = arch;
+	w->ip.stats = stats;
+	w->ip.stack = w->stack;
+	*wp = w;
+	return 0;
+}
+
 /* Convert the @count FDEs of the search table at @c (entries in @enc). */
 static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 			   u64 count, u8 enc)
@@ -1239,17 +1263,10 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	struct eh_work *w;
 	struct eh_cursor c;
 	u64 ptr, count;
-	const struct eh_arch *arch;
 	u8 h[4];
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	if (in->arch == EH_FRAME_ARCH_X86_64)
-		arch = &eh_arch_x86_64;
-	else if (in->arch == EH_FRAME_ARCH_ARM64)
-		arch = &eh_arch_arm64;
-	else
-		return -EINVAL;
 	if (!in->hdr || !in->eh || in->hdr_size < 12 ||
 	    in->text_start >= in->text_end)
 		return -EINVAL;
@@ -1267,14 +1284,10 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	    eh_uint(&c, 4, &count) || count > (c.end - c.pos) / 8)
 		return -EINVAL;
 
-	w = kzalloc_obj(*w, GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->ip.in = in;
-	w->ip.arch = arch;
+	ret = eh_work_new(in, stats, &w);
+	if (ret)
+		return ret;
 	w->ip.sink = sink;
-	w->ip.stats = stats;
-	w->ip.stack = w->stack;
 	ret = eh_convert_fdes(w, &c, count, h[3]);
 	kfree(w);
 	return ret;
@@ -1362,18 +1375,11 @@ int eh_frame_index(struct eh_frame_input *in)
 {
 	struct eh_index_entry *table;
 	struct eh_frame_stats stats = {};
-	const struct eh_arch *arch;
 	struct eh_work *w;
 	u8 *hdr = NULL;
 	s64 n;
 	u32 i;
 
-	if (in->arch == EH_FRAME_ARCH_X86_64)
-		arch = &eh_arch_x86_64;
-	else if (in->arch == EH_FRAME_ARCH_ARM64)
-		arch = &eh_arch_arm64;
-	else
-		return -EINVAL;
 	/* Entries are 32-bit offsets from .eh_frame. */
 	if (!in->eh || in->eh_size > S32_MAX ||
 	    in->text_start >= in->text_end ||
@@ -1383,13 +1389,9 @@ int eh_frame_index(struct eh_frame_input *in)
 	     in->text_end - in->eh_addr > S32_MAX))
 		return -EINVAL;
 
-	w = kzalloc_obj(*w, GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->ip.in = in;
-	w->ip.arch = arch;
-	w->ip.stats = &stats;
-	w->ip.stack = w->stack;
+	n = eh_work_new(in, &stats, &w);
+	if (n)
+		return n;
 	n = eh_index_scan(w, NULL, 0);
 	if (n < 0)
 		goto out;

@@ -178,6 +178,22 @@ static int g_row(void *ctx, u64 pc, const struct unwind_user_frame *frame)
 	return 0;
 }
 
+/* The input of @eh (@ehn bytes) and @hdr (@hdrn), at this file's addresses. */
+static void input_of(struct eh_frame_input *in, const u8 *eh, u32 ehn,
+		     const u8 *hdr, u32 hdrn, u8 arch)
+{
+	memset(in, 0, sizeof(*in));
+	in->hdr = hdr;
+	in->hdr_size = hdrn;
+	in->hdr_addr = hdr ? HDR_ADDR : 0;
+	in->eh = eh;
+	in->eh_size = ehn;
+	in->eh_addr = EH_ADDR;
+	in->text_start = TEXT_LO;
+	in->text_end = TEXT_HI;
+	in->arch = arch;
+}
+
 /* Convert copies of exactly @ehn and @hdrn bytes. */
 static int run(const struct eb *e, u32 ehn, u32 hdrn, struct got *g,
 	       struct eh_frame_stats *st)
@@ -191,16 +207,7 @@ static int run(const struct eb *e, u32 ehn, u32 hdrn, struct got *g,
 	memcpy(eh, e->eh, ehn);
 	memcpy(hdr, e->hdr, hdrn);
 	memset(g, 0, sizeof(*g));
-	memset(&in, 0, sizeof(in));
-	in.hdr = hdr;
-	in.hdr_size = hdrn;
-	in.hdr_addr = HDR_ADDR;
-	in.eh = eh;
-	in.eh_size = ehn;
-	in.eh_addr = EH_ADDR;
-	in.text_start = TEXT_LO;
-	in.text_end = TEXT_HI;
-	in.arch = e->arch;
+	input_of(&in, eh, ehn, hdr, hdrn, e->arch);
 	ret = eh_frame_convert(&in, &sink, st ? st : &st0);
 	free(eh);
 	free(hdr);
@@ -637,16 +644,7 @@ static int big_run(u32 size, u32 n, int overlap, struct eh_frame_stats *st,
 		put32(hdr, &hdrn, (u32)(TEXT_LO + 16 * i - HDR_ADDR));
 		put32(hdr, &hdrn, (u32)(EH_ADDR + off - HDR_ADDR));
 	}
-	memset(&in, 0, sizeof(in));
-	in.hdr = hdr;
-	in.hdr_size = hdrn;
-	in.hdr_addr = HDR_ADDR;
-	in.eh = eh;
-	in.eh_size = size;
-	in.eh_addr = EH_ADDR;
-	in.text_start = TEXT_LO;
-	in.text_end = TEXT_HI;
-	in.arch = EH_FRAME_ARCH_X86_64;
+	input_of(&in, eh, size, hdr, hdrn, EH_FRAME_ARCH_X86_64);
 	memset(&g, 0, sizeof(g));
 	sink.func = g_func;
 	sink.row = g_row;
@@ -705,13 +703,7 @@ static void test_index(void)
 	eb_fde(&e, cie, 0, 0x10, NULL, 0);
 	eb_fde(&e, cie, TEXT_LO + 0x40, 0, NULL, 0);
 	put32(e.eh, &e.ehn, 0);
-	memset(&in, 0, sizeof(in));
-	in.eh = e.eh;
-	in.eh_size = e.ehn;
-	in.eh_addr = EH_ADDR;
-	in.text_start = TEXT_LO;
-	in.text_end = TEXT_HI;
-	in.arch = EH_FRAME_ARCH_X86_64;
+	input_of(&in, e.eh, e.ehn, NULL, 0, EH_FRAME_ARCH_X86_64);
 	memset(&g, 0, sizeof(g));
 	sink.ctx = &g;
 	ret = eh_frame_index(&in);

@@ -18,6 +18,7 @@
 #   ICOUNT           if set, "-icount shift=$ICOUNT" (e.g. 0: guest time
 #                    counts instructions, for repeatable cost comparisons)
 #   QEMU_SMP (1), QEMU_MEM (1G), APPEND (extra kernel command line)
+#   QEMU_PLUGIN      if set, "-plugin $QEMU_PLUGIN" (harness/bench/profile.sh)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -76,6 +77,7 @@ QEMU+=(-m "${QEMU_MEM:-1G}" -smp "${QEMU_SMP:-1}"
 	-virtfs "local,path=$(qpath "$RUN_DIR"),mount_tag=ctl,security_model=none,id=ctl"
 	-virtfs "local,path=$(qpath "$DIR"),mount_tag=host,security_model=none,id=host")
 [ -n "${ICOUNT:-}" ] && QEMU+=(-icount "shift=$ICOUNT")
+[ -n "${QEMU_PLUGIN:-}" ] && QEMU+=(-plugin "$QEMU_PLUGIN")
 
 # QEMU runs in the background (stdin /dev/null: no raw terminal) writing the
 # console to $LOG; `tail -f` streams the command's part of it meanwhile.

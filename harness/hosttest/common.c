@@ -269,6 +269,49 @@ static void kt_drop_validation(struct ktable *kt)
 	memset(&kt->rules, 0, sizeof(kt->rules));
 }
 
+/* A usual rule's saved word must lie within SFRAME_SLOT_REACH of the CFA. */
+static bool slot_near(int32_t off)
+{
+	return off >= -SFRAME_SLOT_REACH && off + 8 <= SFRAME_SLOT_REACH;
+}
+
+/*
+ * What the walk's fast path takes for granted of every table: blocks that
+ * start more than SFRAME_ROW_SCAN rows are marked to be searched (and no
+ * others), and a row without SFRAME_RULE_GENERAL has a usual rule whose
+ * saved words are near the CFA (one range check covers both reads).
+ * Aborts: a table that breaks them is a bug of the decoder.
+ */
+static void kt_check_table(const struct sframe_rules *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr_blocks; i++) {
+		uint32_t n = (r->blocks[i + 1] & ~SFRAME_BLOCK_SEARCH) -
+			     (r->blocks[i] & ~SFRAME_BLOCK_SEARCH);
+
+		if (!!(r->blocks[i] & SFRAME_BLOCK_SEARCH) != (n > SFRAME_ROW_SCAN)) {
+			fprintf(stderr, "table: block %u of %u rows %s marked to be searched\n",
+				i, n, n > SFRAME_ROW_SCAN ? "not" : "wrongly");
+			abort();
+		}
+	}
+	for (i = 0; i < r->nr_rows; i++) {
+		const struct unwind_user_frame *f;
+
+		if (r->rule[i] & SFRAME_RULE_GENERAL)
+			continue;
+		f = &r->rules[r->rule[i]];
+		if (!f->ra_saved || f->flags || f->outermost || f->signal ||
+		    !slot_near(f->ra_off) || (f->fp_saved && !slot_near(f->fp_off))) {
+			fprintf(stderr, "table: row %u has rule %u marked usual: cfa %d ra %d fp %d (saved %d) flags %#x\n",
+				i, r->rule[i], f->cfa_off, f->ra_off, f->fp_off,
+				f->fp_saved, f->flags);
+			abort();
+		}
+	}
+}
+
 /*
  * Validated and built as the kernel does (sframe_shared_build()), with
  * room for the largest table; a valid section keeps its table.
@@ -310,6 +353,7 @@ int kt_validate(struct ktable *kt)
 			sframe_rules_fill(&kt->rules, kt->rules_mem,
 					  kt->tbl.text_end - kt->tbl.text_start,
 					  &b, nr_blocks, shift);
+			kt_check_table(&kt->rules);
 			kt->tbl.rules = &kt->rules;
 			kt->built = true;
 			kt_stats.tables++;

@@ -66,8 +66,11 @@ table-text-size-span~\tr->text_size = min_t(u64, text_size, (u64)nr_blocks << bl
 merge-second-first~\t\tif (ra != SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_rule(m, pc, &a->rules[ra]);~\t\tif (ra != SFRAME_RULE_NONE && rb == SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_rule(m, pc, &a->rules[ra]);
 merge-second-funcs-all~\t\t\tif (!sframe_build_no_rule(a, f, f + 1))\n\t\t\t\tcontinue;\n~
 no-rule-row-inside~\treturn n == b->nr_rows || b->pc[n] >= end;~\treturn n == b->nr_rows || b->pc[n] >= end - end + start;
-lookup-block-end-wrong~\tu32 hi = r->blocks[(off >> r->block_shift) + 1];~\tu32 hi = r->blocks[(off >> r->block_shift) + 1] - 1;~h
-lookup-scan-exclusive~\twhile (r->pc[lo] <= off)~\twhile (r->pc[lo] < off)~h
+lookup-search-lo-past~\t\t\t\tlo = mid;~\t\t\t\tlo = mid + 1;~h
+lookup-scan-exclusive~\twhile (pc[lo] <= off)~\twhile (pc[lo] < off)~h
+lookup-search-skipped~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH)) {~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH & 0)) {~h
+table-search-mark-lost~\t\t\tblocks[i] |= SFRAME_BLOCK_SEARCH;~\t\t\tblocks[i] |= 0;
+table-usual-far-slots~\treturn off >= -SFRAME_SLOT_REACH &&\n\t       off <= SFRAME_SLOT_REACH - (s32)sizeof(unsigned long);~\treturn off || true;
 lookup-none-ignored~\tif (idx == SFRAME_RULE_NONE)\n\t\treturn NULL;\n~~h
 lookup-text-unbounded~\tif (off >= r->text_size)\n\t\treturn NULL;\n~~h
 eh-overlap-accepted~\t\tif (fde_bytes > in->eh_size)~\t\tif (fde_bytes > (u64)in->eh_size << 32)~e

@@ -632,14 +632,15 @@ static u64 sframe_pcmask_rows(const struct sframe_table *tbl)
  *
  * Return: the most rows sframe_table_build() may put in the table of
  * @tbl, or 0 if @tbl gets no table: its text is too large for the rows'
- * 32-bit starts.
+ * 32-bit starts, or the rows too many for the block index.
  */
 u32 sframe_max_rows(const struct sframe_table *tbl)
 {
 	u64 max = tbl->num_fres + 2ULL * tbl->num_fdes + 1 +
 		  sframe_pcmask_rows(tbl);
 
-	if (max > U32_MAX || tbl->text_end - tbl->text_start > U32_MAX)
+	if (max >= SFRAME_BLOCK_SEARCH ||
+	    tbl->text_end - tbl->text_start > U32_MAX)
 		return 0;
 	return max;
 }
@@ -1249,12 +1250,21 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 
 /*
  * The usual rule: the return address saved at an offset from a CFA based
- * on the stack or frame pointer, with nothing else to it.
+ * on the stack or frame pointer, with nothing else to it, and the saved
+ * words near the CFA.
  */
+static bool sframe_slot_near(s32 off)
+{
+	return off >= -SFRAME_SLOT_REACH &&
+	       off <= SFRAME_SLOT_REACH - (s32)sizeof(unsigned long);
+}
+
 static bool sframe_rule_usual(const struct unwind_user_frame *frame)
 {
-	return frame->ra_saved && !frame->flags && !frame->outermost &&
-	       !frame->signal;
+	return frame->ra_saved && !frame->outermost &&
+	       sframe_slot_near(frame->ra_off) &&
+	       (!frame->fp_saved || sframe_slot_near(frame->fp_off)) &&
+	       !frame->flags && !frame->signal;
 }
 
 /**
@@ -1293,6 +1303,10 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		blocks[i] = n;
 	}
 	blocks[nr_blocks] = b->nr_rows;
+	/* Blocks that start too many rows to scan are searched. */
+	for (i = 0; i < nr_blocks; i++)
+		if (blocks[i + 1] - blocks[i] > SFRAME_ROW_SCAN)
+			blocks[i] |= SFRAME_BLOCK_SEARCH;
 	/*
 	 * The last row has no rule (sframe_table_build()): text above the
 	 * last block has none either, and a lookup needs no other bound.

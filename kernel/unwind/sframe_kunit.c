@@ -935,7 +935,15 @@ static void sframe_test_rows(struct kunit *test)
 	for (i = 0; i < r->nr_blocks; i++) {
 		for (j = 0; j < r->nr_rows && pcs[j] <= i << r->block_shift; j++)
 			;
-		KUNIT_EXPECT_EQ_MSG(test, r->blocks[i], j, "block %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->blocks[i] & ~SFRAME_BLOCK_SEARCH,
+				    j, "block %u", i);
+	}
+	/* Blocks of more than SFRAME_ROW_SCAN rows are searched. */
+	for (i = 0; i < r->nr_blocks; i++) {
+		j = (r->blocks[i + 1] & ~SFRAME_BLOCK_SEARCH) -
+		    (r->blocks[i] & ~SFRAME_BLOCK_SEARCH);
+		KUNIT_EXPECT_EQ_MSG(test, !!(r->blocks[i] & SFRAME_BLOCK_SEARCH),
+				    j > SFRAME_ROW_SCAN, "block %u", i);
 	}
 
 	/* No lookup reads past the last block. */

@@ -18,13 +18,20 @@
  * A row's rule is an index into the table's rules, with
  * %SFRAME_RULE_GENERAL set unless the rule is the usual one (the return
  * address saved at an offset from a CFA based on the stack or frame
- * pointer, no UNWIND_USER_F_* flags, neither the outermost frame nor a
- * signal trampoline), or %SFRAME_RULE_NONE for text that no function
- * describes. Rules of one table at most: libraries have a few hundred.
+ * pointer, and the frame pointer too or not at all, both within
+ * %SFRAME_SLOT_REACH of the CFA, no UNWIND_USER_F_* flags, neither the
+ * outermost frame nor a signal trampoline), or %SFRAME_RULE_NONE for text
+ * that no function describes. Rules of one table at most: libraries have a few hundred.
  */
 #define SFRAME_RULE_GENERAL			0x8000
 #define SFRAME_RULE_NONE			0xffff
 #define SFRAME_RULES_MAX			0x7fff
+
+/*
+ * The usual rule's return address and frame pointer slots lie less than
+ * this many bytes from the CFA: a walk checks that range once for both.
+ */
+#define SFRAME_SLOT_REACH			2048
 
 /* Text bytes per entry of a table's block index, at least. */
 #define SFRAME_BLOCK_MIN_SHIFT			4
@@ -46,8 +53,10 @@
  *		%SFRAME_RULE_NONE for text without a function
  * @rules:	the distinct rules
  * @blocks:	block index of the rows: entry b counts the rows that start
- *		at or below text offset b << @block_shift; one more entry,
- *		@nr_rows, ends the last block
+ *		at or below text offset b << @block_shift, with
+ *		%SFRAME_BLOCK_SEARCH set if more than %SFRAME_ROW_SCAN rows
+ *		start in the block; one more entry, @nr_rows, ends the last
+ *		block
  * @funcs:	start of each function, from the text start, sorted
  *
  * The shape of the kernel's ORC tables (orc_unwind_ip[], orc_unwind[],
@@ -72,6 +81,57 @@ struct sframe_rules {
 /* Rows of a block of a table scanned, not searched, at most. */
 #define SFRAME_ROW_SCAN				4
 
+/*
+ * In a block index entry: the block starts more than %SFRAME_ROW_SCAN
+ * rows, which a lookup searches. A table has fewer rows than this.
+ */
+#define SFRAME_BLOCK_SEARCH			BIT(31)
+
+/**
+ * sframe_rows_lookup() - the rule of the row a text offset is in
+ * @pc:		the table's @pc
+ * @blocks:	its @blocks
+ * @rule:	its @rule
+ * @shift:	its @block_shift
+ * @off:	offset in the table's text, below its @text_size
+ *
+ * sframe_rules_row() from the table's arrays, which a walk keeps at hand:
+ * the rows of the block of @off are scanned, or searched first if they
+ * are too many.
+ *
+ * Context: any context, including NMI; the caller keeps the table alive.
+ * Return: the row's entry in @rule, %SFRAME_RULE_NONE if no row starts at
+ * or below @off.
+ */
+static __always_inline u16 sframe_rows_lookup(const u32 *pc, const u32 *blocks,
+					      const u16 *rule, u8 shift,
+					      unsigned long off)
+{
+	u32 lo = blocks[off >> shift], hi;
+
+	if (unlikely(lo & SFRAME_BLOCK_SEARCH)) {
+		lo &= ~SFRAME_BLOCK_SEARCH;
+		hi = blocks[(off >> shift) + 1] & ~SFRAME_BLOCK_SEARCH;
+		/* The number of rows at or below @off is in [lo, hi]. */
+		while (hi - lo > SFRAME_ROW_SCAN) {
+			u32 mid = hi - (hi - lo) / 2;
+
+			if (pc[mid - 1] <= off)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+	}
+	/*
+	 * At most %SFRAME_ROW_SCAN rows from @lo on start at or below @off:
+	 * those of its block. The next one starts above it (a row of the
+	 * next block, or %U32_MAX).
+	 */
+	while (pc[lo] <= off)
+		lo++;
+	return lo ? rule[lo - 1] : SFRAME_RULE_NONE;
+}
+
 /**
  * sframe_rules_row() - the rule of the row a text offset is in
  * @r:		a table
@@ -88,22 +148,8 @@ struct sframe_rules {
 static __always_inline u16 sframe_rules_row(const struct sframe_rules *r,
 					    unsigned long off)
 {
-	u32 lo = r->blocks[off >> r->block_shift];
-	u32 hi = r->blocks[(off >> r->block_shift) + 1];
-
-	/* The number of rows at or below @off is in [lo, hi]. */
-	while (hi - lo > SFRAME_ROW_SCAN) {
-		u32 mid = hi - (hi - lo) / 2;
-
-		if (r->pc[mid - 1] <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	/* @pc[hi] is above @off: a row of the next block, or the end. */
-	while (r->pc[lo] <= off)
-		lo++;
-	return lo ? r->rule[lo - 1] : SFRAME_RULE_NONE;
+	return sframe_rows_lookup(r->pc, r->blocks, r->rule, r->block_shift,
+				  off);
 }
 
 /**

@@ -32,6 +32,22 @@ struct sframe_hint {
 	int				err;
 };
 
+/**
+ * struct sframe_hint_cache - the section a task's last lookup found
+ * @hint:	that lookup's answer
+ * @gen:	the generation of the task's registrations it was found in
+ *		(see sframe_hint_user())
+ * @seq:	odd while the cache is written
+ *
+ * Only the task itself reads and writes it, in any context: an interrupt
+ * or NMI may come in the middle of a read or write of another context.
+ */
+struct sframe_hint_cache {
+	struct sframe_hint		hint;
+	u64				gen;
+	unsigned int			seq;
+};
+
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 
 void sframe_mm_init(struct mm_struct *mm);

@@ -562,6 +562,37 @@ static void sframe_put(struct sframe_section *sec)
 }
 
 /*
+ * Generations of the mms' registrations: each mm takes a range of 2^32
+ * of them, and another when it used that up, so that no two mms ever
+ * have the same one (a task's cached lookup is one of its mm's).
+ */
+static atomic64_t sframe_gens = ATOMIC64_INIT(0);
+
+static u64 sframe_gen_new(void)
+{
+	return atomic64_add_return(BIT_ULL(32), &sframe_gens) + 1;
+}
+
+/*
+ * The registrations of @mm changed: lookups cached before are stale. After
+ * the change of the tree, before a section that left it is put: a walk
+ * that still finds the old generation holds rcu_read_lock() from before
+ * it was put.
+ *
+ * Context: the tree's writer (mmap_lock held for write, or for read with
+ * SFRAME_MM_REGISTERING).
+ */
+static void sframe_gen_bump(struct mm_struct *mm)
+{
+	u64 gen = mm->sframe_gen + 1;
+
+	if (!lower_32_bits(gen))
+		gen = sframe_gen_new();
+	/* After the tree: pairs with sframe_hint_user()'s load. */
+	smp_store_release(&mm->sframe_gen, gen);
+}
+
+/*
  * Read from the page cache, as the mapping sees the file, and as uprobes
  * reads text: not a read of the file (that was checked at mmap), so no
  * permission hook, no access event, no atime or I/O accounting. Stops on
@@ -1491,6 +1522,7 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 		reg = ERR_PTR(ret);
 		goto unlock;
 	}
+	sframe_gen_bump(mm);
 	if (reg == sec) {
 		mm->sframe_nr++;
 		mm->sframe_bytes += sframe_section_bytes(sec);
@@ -1654,6 +1686,49 @@ static void sframe_queue_work(void)
 				 &curr->sframe_work_pending);
 }
 
+/*
+ * The current task's last lookup, if it was made in its registrations of
+ * generation @gen and its range covers @ip: then *@hint is it, and the
+ * section it found is still registered, its table alive until the caller's
+ * rcu_read_lock() ends.
+ */
+static bool sframe_hint_cached(u64 gen, unsigned long ip,
+			       struct sframe_hint *hint)
+{
+	struct sframe_hint_cache *c = &current->sframe_cache;
+	unsigned int seq = READ_ONCE(c->seq);
+
+	if (seq & 1)
+		return false;
+	barrier();
+	if (c->gen != gen || ip - c->hint.start >= c->hint.size)
+		return false;
+	*hint = c->hint;
+	barrier();
+	return READ_ONCE(c->seq) == seq;
+}
+
+/*
+ * Keep @hint, found in the current task's registrations of generation
+ * @gen, for its next lookup. Not from within another write of the cache,
+ * which this one interrupted: that one is left unfinished, and stays
+ * unused.
+ */
+static void sframe_hint_cache(u64 gen, const struct sframe_hint *hint)
+{
+	struct sframe_hint_cache *c = &current->sframe_cache;
+	unsigned int seq = READ_ONCE(c->seq);
+
+	if (seq & 1)
+		return;
+	WRITE_ONCE(c->seq, seq + 1);
+	barrier();
+	c->hint = *hint;
+	c->gen = gen;
+	barrier();
+	WRITE_ONCE(c->seq, seq + 2);
+}
+
 /* The registration of @mm for @ip, if any, and the range it covers. */
 static struct sframe_section *sframe_walk(struct mm_struct *mm,
 					  unsigned long ip,
@@ -1689,10 +1764,21 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
 	unsigned long first, last, end;
+	u64 gen;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
 	if (!mm)
 		return -ENOENT;
+	/*
+	 * Before the tree (pairs with sframe_gen_bump()): a change meanwhile
+	 * makes the answer stale.
+	 */
+	gen = smp_load_acquire(&mm->sframe_gen);
+	/* A gap may hold text not looked at yet: see below. */
+	if (!(READ_ONCE(mm->sframe_flags) & (BIT(SFRAME_MM_UNDISCOVERED) |
+					     BIT(SFRAME_MM_DISCOVERING))) &&
+	    sframe_hint_cached(gen, ip, hint))
+		return 0;
 	sec = sframe_walk(mm, ip, &first, &last);
 	if (!sec) {
 		/*
@@ -1712,6 +1798,7 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 		hint->start = first;
 		hint->size = last - first + 1;
 		hint->err = -ENOENT;
+		sframe_hint_cache(gen, hint);
 		return 0;
 	}
 	hint->rules = sec->shared ? &sec->shared->rules : NULL;
@@ -1725,6 +1812,7 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 		hint->start = max(first, sec->base);
 		hint->size = end > hint->start ? end - hint->start : 0;
 	}
+	sframe_hint_cache(gen, hint);
 	return 0;
 }
 
@@ -1824,6 +1912,7 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		 * one rather than leave a section in the tree that is freed.
 		 */
 		mas_store_gfp(&mas, NULL, GFP_KERNEL | __GFP_NOFAIL);
+		sframe_gen_bump(mm);
 		mm->sframe_nr--;
 		mm->sframe_bytes -= sframe_section_bytes(sec);
 		sframe_put(sec);
@@ -1831,6 +1920,11 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 			break;
 		mas_set(&mas, last + 1);
 	}
+	/*
+	 * Also where nothing was registered: a lookup may have found the
+	 * vDSO there, which no registration covers.
+	 */
+	sframe_gen_bump(mm);
 	mtree_unlock(&mm->sframe_mt);
 }
 
@@ -1847,6 +1941,7 @@ void sframe_mm_init(struct mm_struct *mm)
 	mm->sframe_nr = 0;
 	mm->sframe_bytes = 0;
 	mm->sframe_flags = 0;
+	mm->sframe_gen = sframe_gen_new();
 	/* A sampled process's children and the programs they exec too. */
 	if (old && test_bit(SFRAME_MM_COLLECTED, &old->sframe_flags))
 		set_bit(SFRAME_MM_COLLECTED, &mm->sframe_flags);
@@ -1948,6 +2043,16 @@ void sframe_mm_free(struct mm_struct *mm)
 	mtree_destroy(&mm->sframe_mt);
 }
 
+/**
+ * sframe_task_init() - reset the SFrame state of a new task
+ * @p:		the new task, a copy of its parent
+ */
+void sframe_task_init(struct task_struct *p)
+{
+	p->sframe_work_pending = 0;
+	memset(&p->sframe_cache, 0, sizeof(p->sframe_cache));
+}
+
 #ifdef CONFIG_DEBUG_FS
 static int sframe_stats_show(struct seq_file *m, void *v)
 {
@@ -1970,12 +2075,3 @@ static int __init sframe_debugfs_init(void)
 }
 late_initcall(sframe_debugfs_init);
 #endif /* CONFIG_DEBUG_FS */
-
-/**
- * sframe_task_init() - reset the SFrame task_work state of a new task
- * @p:		the new task, a copy of its parent
- */
-void sframe_task_init(struct task_struct *p)
-{
-	p->sframe_work_pending = 0;
-}

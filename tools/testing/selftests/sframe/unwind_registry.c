@@ -28,6 +28,10 @@
  *	SFRAME_KEPT_MAX are kept for another mapping.
  * tables_kept: a file mapped again takes its kept table; after
  *	drop_caches (the shrinker) its table is built again.
+ * cached_lookup_unmapped (x86_64): a task's walks keep the section their
+ *	last lookup found; once its text is unmapped, code mapped there
+ *	without a table (here, code written at run time that keeps a frame
+ *	pointer) is unwound by its frame pointer, not by the old table.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -47,10 +51,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
 #include <linux/elf.h>
+#include <linux/perf_event.h>
 
 #include "kselftest_harness.h"
 #include "sampler.h"
+#include "workload.h"
 
 #define MAX_MAP_COUNT	"/proc/sys/vm/max_map_count"
 #define LIMIT_MSG	"SFrame sections (vm.max_map_count)"
@@ -1228,3 +1238,186 @@ TEST_F(registry, two_text_segments)
 	munmap(base, size);
 	close(fd);
 }
+
+#ifdef __x86_64__
+/*
+ * Code written at run time, with a frame record: records its return
+ * address at *@ra (%rsi), then reads *@p (%rdi), a page not touched yet,
+ * at JIT_READ bytes from its start.
+ *	push %rbp; mov %rsp,%rbp; mov 0x8(%rbp),%rax; mov %rax,(%rsi);
+ *	movzbl (%rdi),%eax; pop %rbp; ret
+ */
+static const unsigned char jit_code[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x45, 0x08, 0x48, 0x89, 0x06,
+	0x0f, 0xb6, 0x07, 0x5d, 0xc3,
+};
+
+#define JIT_READ	11
+
+/* Where the code records its return address: not on the stack. */
+static uintptr_t jit_ra;
+
+typedef void (*jit_fn)(const char *p, uintptr_t *ra);
+typedef void (*entry_fn)(const char *stop);
+
+static noinline void call_jit(jit_fn fn, const char *p, uintptr_t *ra)
+{
+	fn(p, ra);
+	asm volatile("" ::: "memory");
+}
+
+/* A page fault event of this task whose samples carry the user chain. */
+static int fault_event(void **ring, size_t *len)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.exclude_kernel = 1,
+		.exclude_callchain_kernel = 1,
+		/* the sampled frame and its caller: one lookup, one step */
+		.sample_max_stack = 2,
+		.disabled = 1,
+	};
+	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*len = 9 * page;
+	*ring = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*ring == MAP_FAILED) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+/*
+ * The callchain of the last sample at @ip in @ring (after @tail), into
+ * @ips (at most @max, the context marker left out); its length, or -1.
+ */
+static int chain_at(void *ring, uint64_t *tail, uint64_t ip, uint64_t *ips,
+		    int max)
+{
+	struct perf_event_mmap_page *m = ring;
+	uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+	char *data = (char *)ring + page;
+	uint64_t size = m->data_size;
+	int found = -1;
+
+	while (*tail < head) {
+		struct perf_event_header h;
+		uint64_t rec[64];
+		uint64_t i, n, k = 0;
+
+		for (i = 0; i < sizeof(h); i++)
+			((char *)&h)[i] = data[(*tail + i) % size];
+		for (i = 0; i < sizeof(rec) && i < h.size; i++)
+			((char *)rec)[i] = data[(*tail + i) % size];
+		*tail += h.size;
+		/* header, ip, nr, chain */
+		if (h.type != PERF_RECORD_SAMPLE || h.size < 24 || rec[1] != ip)
+			continue;
+		n = rec[2];
+		for (i = 0; i < n && 3 + i < 64; i++)
+			if (rec[3 + i] < PERF_CONTEXT_MAX && k < (uint64_t)max)
+				ips[k++] = rec[3 + i];
+		found = k;
+	}
+	__atomic_store_n(&m->data_tail, *tail, __ATOMIC_RELEASE);
+	return found;
+}
+
+/* A private, untouched mapping of a page of @fd: its first read faults. */
+static const char *fresh_page(int fd)
+{
+	void *p = mmap(NULL, page, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+TEST(cached_lookup_unmapped)
+{
+	entry_fn entry;
+	jit_fn jit;
+	const char *p1, *p2, *p0;
+	char lib[PATH_MAX], *at;
+	uint64_t ips[4], tail = 0;
+	size_t len = 0;
+	void *ring = NULL, *h;
+	int fd, exe, n;
+
+	page = sysconf(_SC_PAGESIZE);
+	if (unwind_sysctl_read() != 1)
+		SKIP(return, "kernel.unwind_user_sframe is not 1");
+	/* Before the library: its section is registered at its mmap. */
+	fd = fault_event(&ring, &len);
+	if (fd < 0)
+		SKIP(return, "perf_event_open: %s", strerror(-fd));
+	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, exe);
+	p0 = fresh_page(exe);
+	p1 = fresh_page(exe);
+	p2 = fresh_page(exe);
+	ASSERT_TRUE(p0 && p1 && p2);
+
+	/* A first sample has this process's text looked at, if need be. */
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	(void)__atomic_load_n(p0, __ATOMIC_RELAXED);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libsf_a.so"));
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	ASSERT_NE(NULL, h);
+	entry = (entry_fn)dlsym(h, "sfa_entry");
+	ASSERT_NE(NULL, entry);
+	/*
+	 * A sample in the library (*p1 is the ELF magic: sfa_leaf()'s loop
+	 * reads it once and stops), whose one lookup finds its section.
+	 */
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	entry(p1);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	chain_at(ring, &tail, 0, ips, 0);
+
+	/*
+	 * The library goes; code without a table comes at the place of its
+	 * sfa_entry(), whose read falls past the function's first three
+	 * instructions (push, sub, mov: 13 bytes, as gcc builds it): where its
+	 * table has a rule for a frame that is not this code's.
+	 */
+	ASSERT_EQ(0, dlclose(h));
+	if (dlopen(lib, RTLD_NOW | RTLD_NOLOAD))
+		SKIP(return, "libsf_a.so still loaded after dlclose()");
+	at = (char *)entry + 2;
+	h = mmap((void *)((uintptr_t)at & ~(page - 1)), 2 * page,
+		 PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE,
+		 -1, 0);
+	if (h == MAP_FAILED)
+		SKIP(return, "the library's text was mapped again: %s",
+		     strerror(errno));
+	memcpy(at, jit_code, sizeof(jit_code));
+	ASSERT_EQ(0, mprotect(h, 2 * page, PROT_READ | PROT_EXEC));
+	jit = (jit_fn)at;
+
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	call_jit(jit, p2, &jit_ra);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	n = chain_at(ring, &tail, (uintptr_t)at + JIT_READ, ips, 4);
+	ASSERT_LE(1, n);
+	/* The leaf, then its caller: call_jit(), by the frame record. */
+	ASSERT_LE(2, n) TH_LOG("the walk stopped at the leaf");
+	EXPECT_EQ((uint64_t)(uintptr_t)at + JIT_READ, ips[0]);
+	EXPECT_EQ((uint64_t)jit_ra, ips[1]) {
+		TH_LOG("caller %#llx, want %#lx: the old table's rule",
+		       (unsigned long long)ips[1], (unsigned long)jit_ra);
+	}
+	munmap(h, 2 * page);
+	munmap(ring, len);
+	close(fd);
+	close(exe);
+}
+#endif

@@ -40,10 +40,10 @@ window-stale-tail~\t    len > w->len - (addr - w->start)) {~\t    len > w->len +
 fre-order-unchecked~\t\tif (fre.start >= limit || (i && fre.start <= prev))~\t\tif (fre.start >= limit || (i && fre.start < prev))
 fre-end-unchecked~\tif (addr + fre->size > tbl->fres_end || addr + fre->size < addr)\n\t\treturn -EINVAL;~
 fde-table-size-unchecked~\tif (h->fdes_off > data_size || fdes_size > data_size - h->fdes_off)~\tif (h->fdes_off > data_size || (fdes_size > data_size - h->fdes_off && 0))
-offset-sign-lost~\treturn size == 1 ? (s8)w : size == 2 ? (s16)w : (s32)w;~\treturn size == 1 ? w : size == 2 ? (s16)w : (s32)w;
+offset-sign-lost~\treturn size == 1 ? (s8)w : size == 2 ? (s16)w : (s32)w;~\treturn size == 1 ? (s32)(u8)w : size == 2 ? (s16)w : (s32)w;
 ra-offset-index~\t\tframe->ra_off = sframe_offset(buf + i * size, size);~\t\tframe->ra_off = sframe_offset(buf, size);
 fres-num-cap-dropped~\tif (!*addr_size || fde->fres_num > SFRAME_MAX_FRES_PER_FDE)~\tif (!*addr_size)
-num-fres-sum-unchecked~\tif (fde->fres_num > fres_left)\n\t\treturn -EINVAL;~
+num-fres-sum-unchecked~\tif (fde->fres_num > fres_left)\n\t\treturn -EINVAL;~\t(void)fres_left;
 num-fres-init-unchecked~\tif (h->num_fres > h->fre_len / 2)\n\t\treturn -EINVAL;~
 num-fres-init-off-by-one~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres >= h->fre_len / 2)
 num-fres-init-3-bytes~\tif (h->num_fres > h->fre_len / 2)~\tif (h->num_fres > h->fre_len / 3)

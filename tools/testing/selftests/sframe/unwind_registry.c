@@ -1130,7 +1130,16 @@ TEST_F(registry, tables_kept)
 	int fd, i;
 	void *p;
 
-	kept = sframe_stat("kept");
+	/*
+	 * Beyond SFRAME_KEPT_MAX, the list is trimmed from a work item:
+	 * the last test's tables may have gone over just now.
+	 */
+	for (i = 0; i < 500; i++) {
+		kept = sframe_stat("kept");
+		if (kept <= KEPT_MAX)
+			break;
+		usleep(10000);
+	}
 	ASSERT_LE(0, kept);
 	EXPECT_GE(KEPT_MAX, kept);
 	fd = one_function_file();

@@ -218,6 +218,7 @@ enum sframe_stat {
 	SFRAME_STAT_EH_FRAME_STOPS,
 	SFRAME_STAT_EH_FRAME_FILLED,
 	SFRAME_STAT_EH_FRAME_BYTES,
+	SFRAME_STAT_EH_FRAME_FP,
 	SFRAME_STAT_REFUSED,
 	SFRAME_STAT_NR
 };
@@ -236,6 +237,7 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_EH_FRAME_STOPS]	= "eh_frame_stop_rows",
 	[SFRAME_STAT_EH_FRAME_FILLED]	= "eh_frame_filled",
 	[SFRAME_STAT_EH_FRAME_BYTES]	= "eh_frame_bytes",
+	[SFRAME_STAT_EH_FRAME_FP]	= "eh_frame_fp",
 	[SFRAME_STAT_REFUSED]		= "refused",
 };
 
@@ -695,6 +697,7 @@ static int sframe_shared_new(const struct sframe_build *b,
 	INIT_LIST_HEAD(&t->lru);
 	t->size = size_add(size, sizeof(*t));
 	sframe_rules_fill(&t->rules, t->mem, text_size, b, nr_blocks, shift);
+	t->rules.fp_only = b->fp_only;
 	*tp = t;
 	return 0;
 }
@@ -722,6 +725,8 @@ struct sframe_eh_src {
  * A pass over .eh_frame: the first counts the room a table needs, the
  * second (@b set) puts the rows there, as text offsets from @lo. The
  * functions that the table @base gives rules, if any, are skipped.
+ * The first also finds whether every row has a rule that code keeping
+ * frame pointers may have (@not_fp clear: see sframe_eh_fp_kept()).
  */
 struct sframe_eh_pass {
 	struct sframe_build		*b;
@@ -729,7 +734,39 @@ struct sframe_eh_pass {
 	u64				lo;
 	u64				rows;
 	u32				funcs;
+	bool				not_fp;
 };
+
+/*
+ * May code that keeps frame pointers have the rule @f: the frame pointer
+ * walk's, or one of where such code makes no call, the CFA at the stack
+ * pointer plus at most three words and the frame pointer, if saved, where
+ * a frame record keeps it (a function's first and last instructions,
+ * before its frame record is made and after it is left; .plt entries),
+ * or the outermost frame's (at a program's entry)? A file of functions
+ * that call with no more than two words on the stack and no frame record
+ * would pass too: its callers' frames then get the frame pointer walk's
+ * rule, as perf's frame pointer walk gives them.
+ * Only where a call pushes the return address (x86): elsewhere the frame
+ * record's place in a frame varies.
+ */
+static bool sframe_eh_fp_kept(const struct unwind_user_frame *f)
+{
+	static const struct unwind_user_frame fp = {
+		ARCH_INIT_USER_FP_FRAME((int)sizeof(long))
+	};
+
+	if (!ARCH_UNWIND_USER_CALL_PUSHES_RA)
+		return false;
+	if (f->outermost)
+		return true;
+	if (f->signal || f->flags || f->ra_signed || !f->ra_saved ||
+	    f->ra_off != fp.ra_off || (f->fp_saved && f->fp_off != fp.fp_off))
+		return false;
+	if (f->use_fp)
+		return f->cfa_off == fp.cfa_off && f->fp_saved;
+	return f->cfa_off > 0 && f->cfa_off <= 3 * (s32)sizeof(long);
+}
 
 static int sframe_eh_func(void *ctx, u64 start, u64 end)
 {
@@ -754,6 +791,8 @@ static int sframe_eh_row(void *ctx, u64 pc,
 
 	if (p->b)
 		return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
+	if (!frame || !sframe_eh_fp_kept(frame))
+		p->not_fp = true;
 	return ++p->rows < SFRAME_MAX_ROWS ? 0 : -E2BIG;
 }
 
@@ -761,7 +800,8 @@ static int sframe_eh_row(void *ctx, u64 pc,
  * Convert the .eh_frame that @in describes into the build @b, which it
  * allocates, but for the functions the finished build @base gives rules,
  * if @base is set: a first pass counts the rows and functions, the second
- * puts them in the table.
+ * puts them in the table. A table of code that keeps frame pointers is
+ * marked so (see struct sframe_rules).
  */
 static int sframe_eh_convert(const struct eh_frame_input *in,
 			     const struct sframe_build *base,
@@ -791,6 +831,10 @@ static int sframe_eh_convert(const struct eh_frame_input *in,
 		ret = sframe_build_end(b);
 	if (!ret)
 		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
+	if (!ret && !base && pass.funcs && !pass.not_fp) {
+		b->fp_only = true;
+		sframe_stat_inc(SFRAME_STAT_EH_FRAME_FP);
+	}
 	return ret;
 }
 
@@ -1459,6 +1503,12 @@ static size_t sframe_section_bytes(const struct sframe_section *sec)
 	return sec->shared ? sec->shared->size : 0;
 }
 
+/* Is @sec's table of code that keeps frame pointers (struct sframe_rules)? */
+static bool sframe_section_fp(const struct sframe_section *sec)
+{
+	return sec->shared && sec->shared->rules.fp_only;
+}
+
 /*
  * Register @sec for the text [@start, @end), or extend the registration of
  * an adjacent piece of the same text to it. Returns the section now
@@ -1526,11 +1576,15 @@ sframe_mm_insert(struct mm_struct *mm, struct sframe_section *sec,
 	if (reg == sec) {
 		mm->sframe_nr++;
 		mm->sframe_bytes += sframe_section_bytes(sec);
+		if (sframe_section_fp(sec))
+			mm->sframe_nr_fp++;
 	}
 	/* The text between two registrations of one section joined them. */
 	if (left && right && right != left) {
 		mm->sframe_nr--;
 		mm->sframe_bytes -= sframe_section_bytes(right);
+		if (sframe_section_fp(right))
+			mm->sframe_nr_fp--;
 		sframe_put(right);
 	}
 unlock:
@@ -1820,15 +1874,18 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
  * sframe_possible_user() - may a lookup for the current task find SFrame?
  *
  * Context: any context, including NMI.
- * Return: true if at least one section is registered for the task's mm.
- * Also true if its text was not looked at yet (a lookup has it looked at),
- * or is being looked at.
+ * Return: true if at least one section is registered for the task's mm
+ * whose table is not of code that keeps frame pointers: where all are,
+ * the frame pointer walk does what the tables would, but for the
+ * innermost frame. Also true if its text was not looked at yet (a lookup
+ * has it looked at), or is being looked at.
  */
 bool sframe_possible_user(void)
 {
 	struct mm_struct *mm = current->mm;
 
-	return mm && (!mtree_empty(&mm->sframe_mt) ||
+	/* Racy with a registration: the answer is for this walk only. */
+	return mm && (data_race(mm->sframe_nr > mm->sframe_nr_fp) ||
 		      (READ_ONCE(mm->sframe_flags) &
 		       (BIT(SFRAME_MM_UNDISCOVERED) |
 			BIT(SFRAME_MM_DISCOVERING))));
@@ -1915,6 +1972,8 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start,
 		sframe_gen_bump(mm);
 		mm->sframe_nr--;
 		mm->sframe_bytes -= sframe_section_bytes(sec);
+		if (sframe_section_fp(sec))
+			mm->sframe_nr_fp--;
 		sframe_put(sec);
 		if (last >= end - 1)
 			break;
@@ -1939,6 +1998,7 @@ void sframe_mm_init(struct mm_struct *mm)
 
 	mt_init_flags(&mm->sframe_mt, MT_FLAGS_USE_RCU);
 	mm->sframe_nr = 0;
+	mm->sframe_nr_fp = 0;
 	mm->sframe_bytes = 0;
 	mm->sframe_flags = 0;
 	mm->sframe_gen = sframe_gen_new();
@@ -1966,6 +2026,7 @@ static void sframe_mm_copy(struct mm_struct *mm, struct mm_struct *oldmm)
 		refcount_inc(&sec->ref);
 		mm->sframe_nr++;
 		mm->sframe_bytes += sframe_section_bytes(sec);
+		mm->sframe_nr_fp += sframe_section_fp(sec);
 		cond_resched();
 		rcu_read_lock();
 	}
@@ -2012,6 +2073,7 @@ void sframe_mm_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 		mtree_unlock(&mm->sframe_mt);
 		mm->sframe_nr = oldmm->sframe_nr;
 		mm->sframe_bytes = oldmm->sframe_bytes;
+		mm->sframe_nr_fp = oldmm->sframe_nr_fp;
 	}
 
 	for_each_vma(vmi, vma) {

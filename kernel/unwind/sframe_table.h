@@ -45,6 +45,8 @@
  * @nr_funcs:	number of function starts
  * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
  * @block_shift: see @blocks
+ * @fp_only:	the rules are of code that keeps frame pointers (converted
+ *		from .eh_frame): at a call, the frame pointer walk's rule
  * @pc:		start of each row, from the text start, sorted; a row ends
  *		where the next one starts; one more entry, %U32_MAX, ends
  *		the last row
@@ -71,6 +73,7 @@ struct sframe_rules {
 	u32				nr_funcs;
 	u32				nr_blocks;
 	u8				block_shift;
+	bool				fp_only;
 	const u32			*pc;
 	const u16			*rule;
 	const struct unwind_user_frame	*rules;
@@ -253,6 +256,8 @@ struct sframe_table {
  * @nr_funcs:	function starts put there so far
  * @max_funcs:	room at @funcs, for sframe_build_func()
  * @rows_end:	end of the last function, from the text start
+ * @fp_only:	the rules are of code that keeps frame pointers (see
+ *		struct sframe_rules)
  */
 struct sframe_build {
 	u32		next_fde;
@@ -270,6 +275,7 @@ struct sframe_build {
 	u32		nr_funcs;
 	u32		max_funcs;
 	u32		rows_end;
+	bool		fp_only;
 };
 
 u32 sframe_max_rows(const struct sframe_table *tbl);

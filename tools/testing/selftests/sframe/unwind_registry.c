@@ -28,6 +28,9 @@
  *	SFRAME_KEPT_MAX are kept for another mapping.
  * tables_kept: a file mapped again takes its kept table; after
  *	drop_caches (the shrinker) its table is built again.
+ * fp_table (x86_64): the table of a file whose .eh_frame shows code that
+ *	keeps frame pointers is marked so (its callers' frames take the frame
+ *	pointer walk's rule); the C library's, built without, is not.
  * cached_lookup_unmapped (x86_64): a task's walks keep the section their
  *	last lookup found; once its text is unmapped, code mapped there
  *	without a table (here, code written at run time that keeps a frame
@@ -1186,6 +1189,105 @@ TEST_F(registry, tables_kept)
 	EXPECT_EQ(val + 2, sframe_stat("validated"));
 	close(fd);
 	EXPECT_EQ(0, kmsg_refusals(self->kmsg));
+}
+
+/* Copy @from to a new file in /tmp; its path goes to @to. */
+static int copy_file(const char *from, char *to, size_t len)
+{
+	static int n;
+	char buf[65536];
+	int in, out = -1;
+	ssize_t r = 0;
+
+	snprintf(to, len, "/tmp/sframe-copy-%d-%d", getpid(), n++);
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in >= 0)
+		out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (out >= 0 && (r = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, r) != r)
+			r = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in < 0 || out < 0 || r < 0 ? -1 : 0;
+}
+
+/*
+ * Map the text of a new copy of @from: its .eh_frame's conversions that
+ * found code keeping frame pointers go to *@fp, the bytes its table takes
+ * to *@bytes.
+ */
+static int fp_table_of(const char *from, long *fp, long *bytes)
+{
+	long fp0 = sframe_stat("eh_frame_fp");
+	long conv = sframe_stat("eh_frame_converted");
+	long bytes0 = sframe_stat("table_bytes");
+	struct text_file t;
+	char path[PATH_MAX];
+	void *p;
+	int ret = -1;
+
+	if (copy_file(from, path, sizeof(path)))
+		return -1;
+	if (!text_open(&t, path)) {
+		p = text_map(&t, NULL, 0, PROT_READ | PROT_EXEC, 0);
+		*fp = sframe_stat("eh_frame_fp") - fp0;
+		*bytes = sframe_stat("table_bytes") - bytes0;
+		if (p != MAP_FAILED) {
+			ret = sframe_stat("eh_frame_converted") == conv + 1 ?
+			      0 : -1;
+			munmap(p, page);
+		}
+	}
+	close(t.fd);
+	unlink(path);
+	return ret;
+}
+
+/* The path of the C library this process maps. */
+static int libc_path(char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128], *p;
+	int ret = -1;
+
+	while (f && ret && fgets(line, sizeof(line), f)) {
+		p = strchr(line, '/');
+		if (!p || !strstr(p, "/libc.so"))
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(path, len, "%s", p);
+		ret = 0;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+TEST_F(registry, fp_table)
+{
+#ifdef __x86_64__
+	char lib[PATH_MAX], libc[PATH_MAX];
+	long fp, bytes;
+
+	if (sysctl_int_read(EH_FRAME_SYSCTL) != 1)
+		SKIP(return, "kernel.unwind_user_eh_frame is not 1");
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libfp_b.so"));
+	ASSERT_EQ(0, elf_has_sframe(lib));
+	ASSERT_EQ(0, fp_table_of(lib, &fp, &bytes));
+	diag("libfp_b.so: %ld frame pointer tables, %ld bytes\n", fp, bytes);
+	EXPECT_EQ(1, fp);
+	EXPECT_LT(0, bytes);
+
+	ASSERT_EQ(0, libc_path(libc, sizeof(libc)));
+	ASSERT_EQ(0, fp_table_of(libc, &fp, &bytes));
+	diag("%s: %ld frame pointer tables, %ld bytes\n", libc, fp, bytes);
+	EXPECT_EQ(0, fp);
+	EXPECT_LE(16384, bytes);
+#else
+	SKIP(return, "x86_64 only: elsewhere a frame record's place varies");
+#endif
 }
 
 TEST_F(registry, two_text_segments)

@@ -40,6 +40,16 @@ gcc -O2 -Wall -o "$ST/safety/ehmap" "$TOP/harness/safety/ehmap.c" &&
 # cache-ignores-gen stand for them (unwind_registry's
 # cached_lookup_unmapped).
 #
+# Not mutated: the innermost frame of code that keeps frame pointers taking
+# the rule of its row rather than the frame pointer rule. Where the frame
+# pointer rule is wrong there (a function's first instructions), the
+# frame pointer is its caller's: in the tests' programs it points at no
+# frame record above the stack pointer, so that the step fails and the
+# general step takes the row's rule all the same. Nor the count of such
+# tables per mm (mm->sframe_nr_fp): where every table of a process is one
+# of them, perf's own frame pointer loop and the table walk give the same
+# chains in the tests' programs, at different costs only.
+#
 # Not mutated: __GFP_NOFAIL on the erase in sframe_munmap(). It stores NULL
 # over exactly the range of an entry, which the maple tree does in place,
 # without allocating; unwind_registry's failslab sweep shows that no
@@ -114,6 +124,10 @@ MUTANTS=(
 "gate-global@kernel/events/core.c@'\t\t\tif (task && !perfmon_capable()) {'@'\t\t\tif (0) {'@safety-f3"
 "read-overlay-file@kernel/unwind/sframe_mm.c@'\t       get_file(vma->vm_file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@'\t       get_file(file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@safety-f2"
 "no-row-cap@kernel/unwind/sframe_mm.c@'\tif (max_rows > SFRAME_MAX_ROWS || max_funcs > SFRAME_MAX_ROWS)\n\t\treturn -E2BIG;\n'@''@safety-f4"
+"eh-fp-never@kernel/unwind/sframe_mm.c@'\tif (!ret && !base && pass.funcs && !pass.not_fp) {'@'\tif (0) {'@unwind_registry"
+"eh-fp-any-rule@kernel/unwind/sframe_mm.c@'\tif (!frame || !sframe_eh_fp_kept(frame))\n\t\tp->not_fp = true;'@'\tif (!frame)\n\t\tp->not_fp = true;'@unwind_registry"
+"eh-fp-sp-unbounded@kernel/unwind/sframe_mm.c@'\treturn f->cfa_off > 0 && f->cfa_off <= 3 * (s32)sizeof(long);'@'\treturn f->cfa_off > 0;'@unwind_registry"
+"fp-innermost-lost@kernel/unwind/user.c@'\t\te += state->topmost;'@'\t\t;'@unwind_dlopen unwind_eh_frame"
 "ftrace-no-collector@kernel/trace/trace.c@'\t\tif (enabled)\n\t\t\tsframe_collector_get();\n\t\telse\n\t\t\tsframe_collector_put();'@'\t\t;'@unwind_consumers"
 )
 

@@ -30,7 +30,8 @@
  *	drop_caches (the shrinker) its table is built again.
  * fp_table (x86_64): the table of a file whose .eh_frame shows code that
  *	keeps frame pointers is marked so (its callers' frames take the frame
- *	pointer walk's rule); the C library's, built without, is not.
+ *	pointer walk's rule); those of the same code built without frame
+ *	pointers and of the C library are not.
  * cached_lookup_unmapped (x86_64): a task's walks keep the section their
  *	last lookup found; once its text is unmapped, code mapped there
  *	without a table (here, code written at run time that keeps a frame
@@ -1278,6 +1279,13 @@ TEST_F(registry, fp_table)
 	ASSERT_EQ(0, fp_table_of(lib, &fp, &bytes));
 	diag("libfp_b.so: %ld frame pointer tables, %ld bytes\n", fp, bytes);
 	EXPECT_EQ(1, fp);
+	EXPECT_LT(0, bytes);
+
+	ASSERT_EQ(0, self_dir_file(lib, sizeof(lib), "libeh_c.so"));
+	ASSERT_EQ(0, elf_has_sframe(lib));
+	ASSERT_EQ(0, fp_table_of(lib, &fp, &bytes));
+	diag("libeh_c.so: %ld frame pointer tables, %ld bytes\n", fp, bytes);
+	EXPECT_EQ(0, fp);
 	EXPECT_LT(0, bytes);
 
 	ASSERT_EQ(0, libc_path(libc, sizeof(libc)));

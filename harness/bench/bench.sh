@@ -19,7 +19,10 @@
 # same with the .eh_frame conversion on: 10), BENCH_EH_PERF_PERIOD
 # (cpu-clock period of part eh's perf record -a, ns: 1000000),
 # BENCH_FORK_MAPS (16000) and BENCH_FORK_N (forks timed: 20), BENCH_PARTS
-# ("cost worst scale perf cold exec fork wake eh"), BENCH_BOOTS ("icount wall",
+# ("cost worst scale perf cold exec fork wake eh system"; system is
+# x86_64 only: it copies the host's Debian programs of
+# harness/bench/system.txt into the guest), BENCH_SYSTEM_EXEC_N (execs per
+# loop of part system: 5), BENCH_BOOTS ("icount wall",
 # and "base" if asked: a boot left out has no results in the report;
 # "base" boots the pinned base without the series, built with UNPATCHED=1
 # harness/build-kernel.sh, with -icount, for the frame-pointer cost of
@@ -50,7 +53,7 @@ printf '#include <gelf.h>\nint main(void){return elf_version(EV_CURRENT) == EV_N
 export QEMU_MEM=${QEMU_MEM:-3G}
 reps_icount=${REPS_ICOUNT:-5}
 reps_wall=${REPS_WALL:-7}
-parts=${BENCH_PARTS:-cost worst scale perf cold exec fork wake eh}
+parts=${BENCH_PARTS:-cost worst scale perf cold exec fork wake eh system}
 for v in "$reps_icount" "$reps_wall"; do
 	case $v in '' | *[!0-9]* | 0) die "REPS_ICOUNT/REPS_WALL must be positive integers" ;; esac
 	[ "$v" -le 99 ] || die "REPS_ICOUNT/REPS_WALL must be <= 99"
@@ -61,8 +64,21 @@ for p in $boots; do
 done
 [ -n "${boots// /}" ] || die "BENCH_BOOTS is empty"
 for p in $parts; do
-	case $p in cost | worst | scale | perf | cold | exec | fork | wake | eh) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork wake eh)" ;; esac
+	case $p in cost | worst | scale | perf | cold | exec | fork | wake | eh | system) ;; *) die "unknown BENCH_PARTS entry '$p' (cost worst scale perf cold exec fork wake eh system)" ;; esac
 done
+if [ "$arch" != x86_64 ]; then
+	case " $parts " in *" system "*)
+		[ -z "${BENCH_PARTS:-}" ] ||
+			die "part system is x86_64 only (it copies the host's Debian programs into the guest)"
+		note "part system left out: x86_64 only"
+		parts=${parts% system} ;;
+	esac
+fi
+case " $parts " in *" system "*)
+	for t in ldd tar cpio gzip; do
+		command -v "$t" >/dev/null || die "$t not found (part system needs it)"
+	done ;;
+esac
 
 # Guest images: given, or built (incrementally) by the top-level Makefile.
 if [ -z "${KERNEL:-}" ] || [ -z "${INITRD:-}" ]; then
@@ -91,10 +107,75 @@ make -j1 -s -C "$TOP/harness/bench" --no-print-directory ARCH="$arch" B="$B" \
 	KSFT_DIR="$ksft" HOST=1 >"$B/build.log" 2>&1 ||
 	{ tail -20 "$B/build.log" >&2; die "build failed (log: $B/build.log)"; }
 note "built in $((SECONDS - t0)) s"
-cp "$TOP/harness/bench/guest.sh" "$TOP/harness/demo/chains.awk" "$B/"
+cp "$TOP/harness/bench/guest.sh" "$TOP/harness/demo/chains.awk" "$TOP/harness/bench/system.txt" "$B/"
 # A report shows what this run measured: no results of an earlier one.
 rm -f "$B"/results-*.txt
-rm -f "$B/host.txt"
+rm -f "$B/host.txt" "$B/system-root.tar"
+
+# Part system: the Debian programs of system.txt, and `true` (its exec
+# loop), from the host's /usr/bin (x86_64: the guest's initramfs holds
+# the host's own files), each with the libraries ldd lists, and the
+# modules python3 imports at start-up, in $B/system-root.tar; files the
+# initramfs has already are left out, but for busybox's applets, which
+# guest.sh replaces. A path and every symlink on the way to its file.
+system_paths() {
+	local p=$1 t n=0
+	while [ $n -lt 10 ]; do
+		p=$(readlink -f "$(dirname "$p")")/$(basename "$p")
+		echo "${p#/}"
+		[ -L "$p" ] || return 0
+		t=$(readlink "$p")
+		case $t in /*) p=$t ;; *) p=$(dirname "$p")/$t ;; esac
+		n=$((n + 1))
+	done
+}
+system_root() {
+	local list=$B/system-files.txt have=$B/system-initramfs.txt name rest f l n=0 missing=
+	gzip -dc "$INITRD" | cpio -tv --quiet 2>/dev/null |
+		awk '$(NF - 1) == "->" && $NF ~ /\/busybox$/ { next }
+		     { print ($(NF - 1) == "->") ? $(NF - 2) : $NF }' | LC_ALL=C sort -u >"$have"
+	[ -s "$have" ] || die "part system: cannot list $INITRD"
+	{
+		while read -r name rest; do
+			case $name in '' | '#'*) continue ;; esac
+			f=/usr/bin/$name
+			if [ ! -x "$f" ]; then
+				missing="$missing $name"
+				continue
+			fi
+			n=$((n + 1))
+			system_paths "$f"
+			for l in $(ldd "$f" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
+				system_paths "$l"
+			done
+		done <"$TOP/harness/bench/system.txt"
+		[ -x /usr/bin/true ] && system_paths /usr/bin/true
+		if [ -x /usr/bin/python3 ]; then
+			# the modules a start imports (frozen ones have no file);
+			# lib-dynload, empty, tells python its exec prefix
+			env -i /usr/bin/python3 -c '
+import os, sys
+lib = os.path.join(sys.prefix, "lib", "python%d.%d" % sys.version_info[:2])
+print(os.path.join(lib, "lib-dynload")[1:])
+for m in list(sys.modules.values()):
+    f = getattr(m, "__file__", None)
+    if not f or not os.path.realpath(f).startswith(lib + "/"):
+        continue
+    print(f[1:])
+    c = getattr(m, "__cached__", None)
+    if c and os.path.exists(c):
+        print(c[1:])' || die "part system: the host's /usr/bin/python3 does not start"
+		fi
+	} >"$list.all"
+	LC_ALL=C sort -u "$list.all" | LC_ALL=C comm -23 - "$have" >"$list"
+	[ -z "$missing" ] || note "part system: not on this host, left out:$missing"
+	[ "$n" -ge 40 ] ||
+		die "part system: only $n of the programs of harness/bench/system.txt are in the host's /usr/bin (40 needed)"
+	tar -cf "$B/system-root.tar" -C / --no-recursion -T "$list" ||
+		die "part system: cannot write $B/system-root.tar"
+	note "part system: $n programs, $(wc -l <"$list") files, $(($(wc -c <"$B/system-root.tar") / 1048576)) MiB in $B/system-root.tar"
+}
+case " $parts " in *" system "*) system_root ;; esac
 
 perf_iters=${BENCH_PERF_ITERS:-50000000}
 perf_period=${BENCH_PERF_PERIOD:-100000}
@@ -102,14 +183,15 @@ cold_runs=${BENCH_COLD_RUNS:-10}
 exec_n=${BENCH_EXEC_N:-100}
 eh_exec_n=${BENCH_EH_EXEC_N:-10}
 eh_perf_period=${BENCH_EH_PERF_PERIOD:-1000000}
-for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "$eh_exec_n" "$eh_perf_period" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
+sys_exec_n=${BENCH_SYSTEM_EXEC_N:-5}
+for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "$eh_exec_n" "$eh_perf_period" "$sys_exec_n" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
 	case $v in '' | *[!0-9]* | 0) die "BENCH_* settings must be positive integers" ;; esac
 done
 boot() {
 	local kind=$1 reps=$2 n=$3 rc=0 t=$SECONDS
 	note "guest boot ($kind): $parts"
 	TIMEOUT=${BENCH_TIMEOUT:-1500} QUIET_STATUS=1 "$TOP/harness/qemu-run.sh" "$arch" "$B" \
-		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n BENCH_EH_EXEC_N=$eh_exec_n BENCH_EH_PERF_PERIOD=$eh_perf_period sh guest.sh $kind $reps $arch '$parts'" \
+		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n BENCH_EH_EXEC_N=$eh_exec_n BENCH_EH_PERF_PERIOD=$eh_perf_period BENCH_SYSTEM_EXEC_N=$sys_exec_n sh guest.sh $kind $reps $arch '$parts'" \
 		>"$B/boot-$kind.log" 2>&1 || rc=$?
 	note "guest boot ($kind) took $((SECONDS - t)) s"
 	echo "boot_$kind=$((SECONDS - t))" >>"$B/boots.txt"
@@ -175,6 +257,7 @@ qv=$("$qemu" --version | head -1)
 	echo "eh_perf_period=$eh_perf_period"
 	echo "eh_exec_n=$eh_exec_n"
 	echo "exec_n=$exec_n"
+	echo "sys_exec_n=$sys_exec_n"
 	cat "$B/boots.txt"
 } >"$B/meta.txt"
 md=$OUT/bench/bench-$arch$tag.md

@@ -5,6 +5,7 @@
  *
  *   ehmap map REPS FILE...
  *   ehmap watch MS
+ *   ehmap sections FILE...
  *
  * map: with a perf event open that takes call chains (so that executable
  * mappings register their tables), each FILE is read once (page cache
@@ -49,6 +50,12 @@
  *           kept_bytes_last=B sum_max=B
  * (kept: tables the kernel keeps after their last mapping, if it does;
  * sum: table_bytes + kept_bytes).
+ *
+ * sections: the ELF headers of each FILE only (nothing mapped, no
+ * counters read), one line each:
+ *   ehsec file=PATH size=B sframe=B eh_frame=B eh_frame_hdr=B fdes=N
+ * or "ehsec file=PATH error=..." for a file that is not a 64-bit ELF file
+ * with an executable segment.
  *
  * Exit status 1 if a step failed (the line says which), 2 on bad usage.
  */
@@ -370,6 +377,34 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 	return status;
 }
 
+static int do_sections(char **files, int nfiles, long pg)
+{
+	int status = 0, f, fd;
+	struct elfinfo e;
+	struct stat st;
+
+	for (f = 0; f < nfiles; f++) {
+		fd = open(files[f], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st)) {
+			printf("ehsec file=%s error=%s\n", files[f],
+			       fd < 0 ? "cannot-open" : "cannot-stat");
+			status = 1;
+		} else if (elf_info(fd, pg, &e)) {
+			printf("ehsec file=%s error=not-an-elf64-file-with-text\n", files[f]);
+			status = 1;
+		} else {
+			printf("ehsec file=%s size=%lld sframe=%llu eh_frame=%llu "
+			       "eh_frame_hdr=%llu fdes=%ld\n", files[f],
+			       (long long)st.st_size, (unsigned long long)e.sframe,
+			       (unsigned long long)e.eh, (unsigned long long)e.eh_hdr,
+			       e.fdes);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return status;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -421,6 +456,8 @@ int main(int argc, char **argv)
 	long pg = sysconf(_SC_PAGESIZE);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 3 && !strcmp(argv[1], "sections"))
+		return do_sections(argv + 2, argc - 2, pg);
 	stats_fd = open(STATS, O_RDONLY | O_CLOEXEC);
 	if (stats_fd < 0) {
 		printf("FAILED: ehmap: %s: %s (debugfs mounted?)\n", STATS, strerror(errno));
@@ -450,6 +487,7 @@ int main(int argc, char **argv)
 		return do_map(reps, argv + 3, argc - 3, pg);
 	}
 usage:
-	fprintf(stderr, "usage: ehmap map REPS FILE... | ehmap watch MS\n");
+	fprintf(stderr, "usage: ehmap map REPS FILE... | ehmap watch MS | "
+		"ehmap sections FILE...\n");
 	return 2;
 }

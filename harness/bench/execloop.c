@@ -2,8 +2,10 @@
 /*
  * What SFrame discovery and the .eh_frame conversion add to execve() and
  * dlopen():
- *   execloop [-D] exec N PROG    fork + execve PROG (with the argument
- *                                "nop") and wait, N times
+ *   execloop [-D] exec N PROG [ARG...]
+ *                                fork + execve PROG (with the arguments
+ *                                ARG..., or "nop" without any) and wait,
+ *                                N times; PROG must exit with status 0
  *   execloop [-D] dlopen N LIB   dlopen(RTLD_NOW) + dlclose, N times
  *   execloop nop                 exit at once (the program exec'd above)
  * prints "execloop op=exec|dlopen n=N ns=... median_ns=... file=...
@@ -66,14 +68,15 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "nop"))
 		return 0;
-	if (argc == 5 && !strcmp(argv[1], "-D")) {
+	if (argc >= 5 && !strcmp(argv[1], "-D")) {
 		drop = 1;
 		argc--;
 		argv++;
 	}
-	if (argc != 4 || (n = atoi(argv[2])) <= 0 ||
-	    (strcmp(argv[1], "exec") && strcmp(argv[1], "dlopen"))) {
-		fprintf(stderr, "usage: execloop [-D] exec|dlopen N FILE | execloop nop\n");
+	if (argc < 4 || (n = atoi(argv[2])) <= 0 ||
+	    (strcmp(argv[1], "exec") && (strcmp(argv[1], "dlopen") || argc != 4))) {
+		fprintf(stderr, "usage: execloop [-D] exec N PROG [ARG...] | "
+			"execloop [-D] dlopen N LIB | execloop nop\n");
 		return 2;
 	}
 	t = calloc(n, sizeof(*t));
@@ -106,7 +109,10 @@ int main(int argc, char **argv)
 			if (pid < 0)
 				return 1;
 			if (!pid) {
-				execl(argv[3], argv[3], "nop", (char *)NULL);
+				if (argc > 4)
+					execv(argv[3], argv + 3);
+				else
+					execl(argv[3], argv[3], "nop", (char *)NULL);
 				_exit(127);
 			}
 			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||

@@ -8,10 +8,11 @@
 #
 # KIND names the boot (icount or wall), REPS is the number of repetitions
 # of each timed measurement (the host takes medians). PARTS (default
-# "cost worst scale perf cold exec fork wake eh") selects the measurements.
+# "cost worst scale perf cold exec fork wake eh system") selects the
+# measurements.
 set -u
 kind=$1 reps=$2 arch=$3
-parts=${4:-cost worst scale perf cold exec fork wake eh}
+parts=${4:-cost worst scale perf cold exec fork wake eh system}
 res=results-$kind.txt
 S=/proc/sys/kernel/unwind_user_sframe
 # The .eh_frame conversion (files mapped while it is 0 get no table from
@@ -368,6 +369,319 @@ if has cold; then
 	mark cold
 	echo 1 >$S
 	run ./cold "$COLD_RUNS" 20000 300
+fi
+
+# A whole system: the Debian programs of system.txt (bench.sh packs them,
+# with their libraries and python3's start-up modules, into
+# system-root.tar, unpacked here over the root: busybox's applets of the
+# same names are replaced, so this part comes last) started at once under
+# perf record -a -g, each reading a FIFO that stays open, the kernel's
+# defaults (SFrame and the .eh_frame conversion on). The counters before
+# the programs start, while they all wait in read(), after a few of them
+# (run again) compressed, sorted and hashed some data, after they exited
+# and after perf did; the files every process maps executable, the RSS of
+# the programs and of every process; the samples' user chains. Then the
+# cost of an execve() of /usr/bin/true and of python3 -c pass with nothing
+# kept (execloop -D) while perf record -a -g runs, the conversion on and
+# off.
+SYS=/tmp/system
+SYS_EXEC_N=${BENCH_SYSTEM_EXEC_N:-5}
+sys_stats() { log "sysstats at=$1 $(tr ' \n' '= ' <"$STATS")"; }
+# sys_pids: every process (kernel threads included: they map nothing)
+sys_pids() {
+	local p
+	for p in /proc/[0-9]*; do echo "${p#/proc/}"; done
+}
+# sys_maps SET PID...: the distinct files the processes map executable,
+# to $SYS/maps-SET (a process that went meanwhile is skipped)
+sys_maps() {
+	local set=$1 f='' p
+	shift
+	for p in "$@"; do f="$f /proc/$p/maps"; done
+	awk -v files="$f" 'BEGIN {
+		n = split(files, F, " ")
+		for (i = 1; i <= n; i++) {
+			while ((getline l < F[i]) > 0) {
+				k = split(l, a, " ")
+				if (k == 6 && a[2] ~ /x/ && a[6] ~ /^\// && !seen[a[6]]++)
+					print a[6]
+			}
+			close(F[i])
+		}
+	}' >"$SYS/maps-$set"
+}
+# sys_rss SET PID...: "sysrss set=SET processes=N vmrss_kb=.. rssfile_kb=..
+# rssshmem_kb=.. pss_kb=.. xrss_kb=.. xpss_kb=.." (VmRSS, RssFile and
+# RssShmem of /proc/PID/status: the root is a tmpfs, whose pages are
+# shmem; Pss of every mapping, Rss and Pss of the executable ones, of
+# /proc/PID/smaps), summed over the processes with a VmRSS
+sys_rss() {
+	local set=$1 f='' p
+	shift
+	for p in "$@"; do f="$f /proc/$p"; done
+	awk -v dirs="$f" -v set="$set" 'BEGIN {
+		n = split(dirs, D, " ")
+		for (i = 1; i <= n; i++) {
+			got = 0
+			while ((getline l < (D[i] "/status")) > 0) {
+				split(l, a, " ")
+				if (a[1] == "VmRSS:") { r += a[2]; got = 1 }
+				if (a[1] == "RssFile:") fr += a[2]
+				if (a[1] == "RssShmem:") sr += a[2]
+			}
+			close(D[i] "/status")
+			if (!got)
+				continue
+			procs++
+			x = 0
+			while ((getline l < (D[i] "/smaps")) > 0) {
+				split(l, a, " ")
+				if (a[1] ~ /^[0-9a-f]+-[0-9a-f]+$/)
+					x = (a[2] ~ /x/)
+				else if (a[1] == "Rss:" && x)
+					xr += a[2]
+				else if (a[1] == "Pss:") {
+					ps += a[2]
+					if (x)
+						xp += a[2]
+				}
+			}
+			close(D[i] "/smaps")
+		}
+		printf "sysrss set=%s processes=%d vmrss_kb=%d rssfile_kb=%d rssshmem_kb=%d pss_kb=%d xrss_kb=%d xpss_kb=%d\n",
+			set, procs, r, fr, sr, ps, xr, xp
+	}' >>"$res"
+}
+# sys_perf FILE: perf record -a -g in the background, its pid in $SYS_PERF,
+# once its event exists (a collector: files mapped from then on get their
+# tables at once); 1 if it does not start within 60 s
+sys_perf() {
+	local t=0
+	perf record -q -a -g -e cpu-clock -c "$EH_PERF_PERIOD" -o "$1" \
+		>"$1.log" 2>&1 &
+	SYS_PERF=$!
+	while [ $t -lt 300 ]; do
+		# shellcheck disable=SC2010 # the links' targets, not names
+		ls -l /proc/$SYS_PERF/fd 2>/dev/null | grep -q 'perf_event' && return 0
+		[ -e /proc/$SYS_PERF ] || break
+		sleep 0.2
+		t=$((t + 1))
+	done
+	log "FAILED: part system: perf record -a -g did not start: $(head -c 300 "$1.log" | tr '\n' ' ')"
+	status=1
+	kill -TERM "$SYS_PERF" 2>/dev/null
+	wait "$SYS_PERF"
+	return 1
+}
+sys_perf_stop() {
+	kill -TERM "$SYS_PERF"
+	wait "$SYS_PERF"
+}
+# sys_blocked PID: 0 once one of the process's threads waits for input:
+# in read(0, ...), or in poll(), ppoll(), select(), pselect6() (x86_64
+# numbers; xz polls its standard input, zstd reads it in a thread of its
+# own); without /proc/PID/syscall, once it sleeps in a program that is
+# not busybox. 0 too if the process has exited.
+sys_blocked() {
+	local nr a0 rest st t
+	read -r nr a0 st rest <"/proc/$1/stat" 2>/dev/null || return 0
+	[ "$st" = Z ] && return 0
+	if [ -r "/proc/$1/syscall" ]; then
+		for t in /proc/"$1"/task/*; do
+			read -r nr a0 rest <"$t/syscall" 2>/dev/null || continue
+			case $nr in
+			0) [ "$a0" = 0x0 ] && return 0 ;;
+			7 | 23 | 270 | 271) return 0 ;;
+			esac
+		done
+		return 1
+	fi
+	[ "$st" = S ] && ! [ "/proc/$1/exe" -ef /usr/bin/busybox ]
+}
+# sys_state PID: the process's state letter (Z: exited), empty if gone
+sys_state() {
+	local st
+	read -r _ _ st _ <"/proc/$1/stat" 2>/dev/null && echo "$st"
+}
+sys_part() {
+	local line f p n names='' pids='' exes t left d st
+	if [ ! -f ./system-root.tar ]; then
+		log "FAILED: part system: no system-root.tar (bench.sh packs it)"
+		status=1
+		return
+	fi
+	for f in $(busybox tar -tf ./system-root.tar); do
+		[ -L "/$f" ] && [ "/$f" -ef /usr/bin/busybox ] && busybox rm -f "/$f"
+	done
+	busybox tar -xf ./system-root.tar -C / || {
+		log "FAILED: part system: cannot unpack system-root.tar"
+		status=1
+		return
+	}
+	rm -rf $SYS
+	mkdir -p $SYS
+	mkfifo $SYS/fifo
+	echo 1 >$S
+	eh 1
+	# no table kept from earlier parts
+	echo 2 >/proc/sys/vm/drop_caches
+	sys_perf $SYS/perf.data || return
+	sys_stats before
+	# shellcheck disable=SC2046
+	sys_maps before $(sys_pids)
+	# A writer that stays: the readers' open() does not wait, and they
+	# see end of file when it goes.
+	exec 3<>$SYS/fifo
+	while read -r line; do
+		case $line in '' | '#'*) continue ;; esac
+		eval "set -- $line"
+		# by its path: busybox's sh runs its own applets before
+		# looking at PATH
+		f=/usr/bin/$1
+		if [ ! -x "$f" ] || [ "$f" -ef /usr/bin/busybox ]; then
+			log "note: part system: no Debian $1 in the guest"
+			continue
+		fi
+		names="$names $1"
+		shift
+		"$f" "$@" <$SYS/fifo >/dev/null 2>"$SYS/err.${names##* }" 3>&- &
+		pids="$pids $!"
+	done <./system.txt
+	# until every one waits for input (at most 60 s)
+	t=0
+	while [ $t -lt 300 ]; do
+		left=
+		for p in $pids; do
+			sys_blocked "$p" || left="$left $p"
+		done
+		[ -z "$left" ] && break
+		sleep 0.2
+		t=$((t + 1))
+	done
+	[ -z "$left" ] || log "note: part system: not waiting for input after 60 s: pids$left"
+	# shellcheck disable=SC2086 # names, one word each
+	set -- $names
+	exes=
+	for p in $pids; do
+		n=$1
+		shift
+		st=$(sys_state "$p")
+		if [ -z "$st" ] || [ "$st" = Z ]; then
+			log "FAILED: part system: $n exited at its start: $(head -c 200 "$SYS/err.$n" | tr '\n' ' ')"
+			status=1
+			continue
+		fi
+		f=$(readlink "/proc/$p/exe")
+		exes="$exes
+$f"
+		log "sysprog name=$n pid=$p exe=$f"
+	done
+	n=$(echo "$exes" | grep -c '^/')
+	d=$(echo "$exes" | grep '^/' | sort -u | grep -c .)
+	log "sysalive processes=$n distinct=$d"
+	if [ "$d" -lt 40 ]; then
+		log "FAILED: part system: $d distinct programs alive at once (40 wanted)"
+		status=1
+	fi
+	sys_stats alive
+	# shellcheck disable=SC2086
+	sys_maps started $pids
+	# shellcheck disable=SC2046
+	sys_maps all $(sys_pids)
+	# shellcheck disable=SC2046 # every process but the programs
+	sys_maps others $(sys_pids | grep -vxF "$(echo "$pids" | tr ' ' '\n' | grep .)")
+	# shellcheck disable=SC2086
+	sys_rss started $pids
+	# shellcheck disable=SC2046
+	sys_rss all $(sys_pids)
+	# Work that perf samples: some of the programs again, on 2 MB of text.
+	mark system-work
+	head -c 1500000 /usr/bin/python3 | base64 >$SYS/data
+	# shellcheck disable=SC2016
+	for line in 'gzip -6 -c' 'xz -1 -c' 'bzip2 -c' 'zstd -q -3 -c' 'sort' \
+		'sha256sum' "sed 's/[aeiou]/x/g'" 'grep -c .' \
+		"mawk '{ n += length(\$0) } END { print n }'" \
+		"perl -ne '\$n += tr/a-z//; END { print \$n }'" \
+		"python3 -c 'import sys; print(sum(len(l) for l in sys.stdin))'"; do
+		eval "set -- $line"
+		f=/usr/bin/$1
+		shift
+		"$f" "$@" <$SYS/data >/dev/null 2>>$SYS/work.err ||
+			{ log "FAILED: part system: $line: $(tail -n 1 $SYS/work.err)"; status=1; }
+	done
+	sys_stats busy
+	mark system-exit
+	# end of file for every reader; at most 60 s
+	exec 3>&-
+	t=0
+	while [ $t -lt 300 ]; do
+		left=
+		for p in $pids; do
+			st=$(sys_state "$p")
+			[ -n "$st" ] && [ "$st" != Z ] && left="$left $p"
+		done
+		[ -z "$left" ] && break
+		sleep 0.2
+		t=$((t + 1))
+	done
+	if [ -n "$left" ]; then
+		log "FAILED: part system: still running 60 s after end of file, killed: pids$left"
+		status=1
+		# shellcheck disable=SC2086
+		kill -KILL $left
+	fi
+	# shellcheck disable=SC2086
+	wait $pids
+	sys_stats exited
+	sys_perf_stop
+	sys_stats end
+	perf script -i $SYS/perf.data -F comm,tid,ip >$SYS/perf.txt 2>$SYS/script.err ||
+		{ log "FAILED: part system: perf script: $(tail -n 1 $SYS/script.err)"; status=1; }
+	# samples, those with a user chain, those with more than 2 user entries
+	awk 'function flush() {
+		if (!in_s) return
+		n++; c[comm]++
+		if (u) { nu++; cu[comm]++ }
+		if (u > 2) { nd++; cd[comm]++ }
+		in_s = 0
+	}
+	/^[ \t]*$/ { flush(); next }
+	/^[^ \t]/ { flush(); in_s = 1; comm = $1; u = 0; next }
+	in_s && $1 !~ /^ffff/ { u++ }
+	END {
+		flush()
+		printf "syssamples total=%d user=%d deep=%d\n", n, nu, nd
+		for (k in c)
+			printf "syscomm comm=%s samples=%d user=%d deep=%d\n", k, c[k], cu[k], cd[k]
+	}' $SYS/perf.txt >>"$res"
+	for f in before started all others; do
+		sed "s|^|sysmap set=$f file=|" "$SYS/maps-$f" >>"$res"
+	done
+	# shellcheck disable=SC2046
+	run ./ehmap sections $(sort -u $SYS/maps-before $SYS/maps-all)
+	rm -f $SYS/perf.data $SYS/perf.txt $SYS/data
+
+	# execve() with nothing kept, perf record -a -g running: the
+	# conversion on (the program's tables built at each start) and off
+	mark system-exec
+	cp ./execloop $SYS/
+	echo 2 >/proc/sys/vm/drop_caches
+	sys_perf $SYS/exec.data || return
+	for f in 1 0; do
+		eh $f
+		for line in /usr/bin/true '/usr/bin/python3 -c pass'; do
+			printf 'sysexec eh=%s ' "$f" >>"$res"
+			# shellcheck disable=SC2086
+			run $SYS/execloop -D exec "$SYS_EXEC_N" $line
+		done
+	done
+	eh 1
+	sys_perf_stop
+	rm -rf $SYS
+}
+if has system; then
+	mark system
+	sys_part
 fi
 
 mark end

@@ -690,6 +690,182 @@ def main():
             p("Samples by command: " + ", ".join(f"{c} {n:,}" for n, c in comms[:8]) + ".")
             p("")
 
+    # ---- 11. a whole system under perf record -a -g -----------------------
+    def sysrun(lines):
+        s = {"stats": {}, "order": [], "maps": {}, "sec": {}, "rss": {}, "comm": [],
+             "exec": {}}
+        for x in lines:
+            if x.startswith("sysstats "):
+                c = kv(x)
+                at = c.pop("at")
+                s["stats"][at] = {k: int(v) for k, v in c.items() if v.lstrip("-").isdigit()}
+                s["order"].append(at)
+            elif x.startswith("sysmap "):
+                c = kv(x)
+                s["maps"].setdefault(c["set"], set()).add(c["file"])
+            elif x.startswith("ehsec ") and "error" not in kv(x):
+                c = kv(x)
+                s["sec"][c["file"]] = c
+            elif x.startswith("sysrss "):
+                c = kv(x)
+                s["rss"][c["set"]] = c
+            elif x.startswith("sysalive "):
+                s["alive"] = kv(x)
+            elif x.startswith("syssamples "):
+                s["samples"] = kv(x)
+            elif x.startswith("syscomm "):
+                s["comm"].append(kv(x))
+            elif x.startswith("sysexec ") and "median_ns=" in x:
+                c = kv("x " + x.replace("sysexec ", "", 1).replace("execloop ", "", 1))
+                s["exec"][(os.path.basename(c["file"]), c["eh"])] = c
+        return s if s["order"] else None
+    sysr = {k: sysrun(runs[k]) for k in ("icount", "wall")}
+    sysr = {k: v for k, v in sysr.items() if v}
+    if sysr:
+        p("## 11. A whole system under `perf record -a -g`")
+        p("")
+        p("The Debian programs of `harness/bench/system.txt` (coreutils, python3, "
+          "perl, gzip, xz, bzip2, zstd, sed, grep, mawk, bash, openssl, sqlite3, "
+          "...: copied from the host with their libraries, bench.sh's "
+          "`system-root.tar`), one process each, started at once while the "
+          "tree's `perf record -a -g -e cpu-clock -c "
+          f"{meta.get('eh_perf_period', '?')}` runs, every one reading a FIFO "
+          "that stays open, the kernel's defaults (`kernel.unwind_user_sframe=1`, "
+          "`kernel.unwind_user_eh_frame=1`), tables kept from earlier parts "
+          "dropped first. Counters (debugfs `sframe_stats`): `before` the "
+          "programs start (perf running), `alive` once every one waits for "
+          "input (read(), poll()), `busy` after eleven of them were run again on 2 MB of text "
+          "(gzip, xz, bzip2, zstd, sort, sha256sum, sed, grep, mawk, perl, "
+          "python3: the samples), `exited` after end of file reached all of "
+          "them (tables kept after their last mapping), `end` after perf "
+          "exited too. Files: the distinct files the processes map executable "
+          "(`/proc/PID/maps`), their `.eh_frame` + `.eh_frame_hdr` section "
+          "sizes read in the guest (`ehmap sections`).")
+        p("")
+        p("| boot | programs alive (distinct) | tables in use: before / alive / busy / "
+          "exited / end | table bytes | tables kept | kept bytes | "
+          ".eh_frame conversions while the programs started | of them duplicates freed | "
+          "samples | with a user chain | user chain > 2 entries |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|")
+        for kind, s in sysr.items():
+            st, order = s["stats"], s["order"]
+
+            def seq(k):
+                return " / ".join(num(st[a][k]) if k in st[a] else "n/a" for a in order)
+
+            def d(k, a="alive", b="before"):
+                if a in st and b in st and k in st[a] and k in st[b]:
+                    return st[a][k] - st[b][k]
+                return None
+            conv, dt, dk = d("eh_frame_converted"), d("tables"), d("kept")
+            # a table taken back from the kept ones is no conversion
+            dup = conv - (dt + dk) if None not in (conv, dt, dk) else None
+            al = s.get("alive", {})
+            sm = s.get("samples", {})
+            tot, us, dp = (int(sm[k]) if k in sm else None for k in ("total", "user", "deep"))
+            p(f"| {kind} | {al.get('processes', '?')} ({al.get('distinct', '?')}) | "
+              f"{seq('tables')} | {seq('table_bytes')} | {seq('kept')} | {seq('kept_bytes')} | "
+              f"{num(conv)} | {num(dup)} | {num(tot)} | {num(us)} | "
+              f"{num(dp)} ({ratio(100 * dp if dp is not None else None, us, 1)}%) |")
+        p("")
+        s = sysr.get("icount") or next(iter(sysr.values()))
+        kind = "icount" if "icount" in sysr else next(iter(sysr))
+        st, mp, sec = s["stats"], s["maps"], s["sec"]
+
+        def secs(files):
+            have = [f for f in files if f in sec]
+            return (sum(int(sec[f]["eh_frame"]) + int(sec[f]["eh_frame_hdr"]) for f in have),
+                    sum(1 for f in have if int(sec[f]["eh_frame"]) or int(sec[f]["sframe"])),
+                    len(files) - len(have))
+        started, every = mp.get("started", set()), mp.get("all", set())
+        own = started - mp.get("others", set())
+        rs, ra = s["rss"].get("started", {}), s["rss"].get("all", {})
+
+        def kb(c, k):
+            return int(c[k]) * 1024 if k in c else None
+
+        def dst(k, a, b):
+            if a in st and b in st and k in st[a] and k in st[b]:
+                return st[a][k] - st[b][k]
+            return None
+        rows = []
+        if "others" in mp:
+            eb, withsec, miss = secs(own)
+            rows.append(("the programs' own files (no other process maps them): "
+                         "tables alive - exited", rs.get("processes"), len(own), withsec,
+                         miss, eb, dst("tables", "alive", "exited"),
+                         dst("table_bytes", "alive", "exited"), rs))
+        if "alive" in st:
+            eb, withsec, miss = secs(every)
+            rows.append(("every process (the programs, perf, the shell): all tables "
+                         "in use, alive", ra.get("processes"), len(every), withsec, miss, eb,
+                         st["alive"].get("tables"), st["alive"].get("table_bytes"), ra))
+        eb_all, _, _ = secs(started)
+        p(f"Table memory against RSS and against the sections it comes from ({kind} "
+          f"boot, all programs alive). The programs map {len(started)} distinct files "
+          f"executable ({num(eb_all)} bytes of `.eh_frame` + `.eh_frame_hdr`), "
+          f"{len(own)} of which no other process maps; their tables are the ones in "
+          "use while they are alive and not once they exited (perf and the shell "
+          "keep theirs). VmRSS, RssFile and RssShmem from `/proc/PID/status` (the "
+          "guest's root is a tmpfs: the programs' and libraries' pages count as "
+          "shmem), Pss of all mappings and Rss and Pss of the executable ones "
+          "from `/proc/PID/smaps`, summed over the processes (Rss counts a page "
+          "shared by N processes N times, Pss 1/N each).")
+        p("")
+        p("| set | processes | files mapped executable | of them with .eh_frame or .sframe | "
+          ".eh_frame + .eh_frame_hdr bytes | tables | table bytes | VmRSS bytes | "
+          "Pss bytes | RssFile + RssShmem bytes | executable mappings: Rss / Pss bytes | "
+          "table bytes / VmRSS | table bytes / Pss | table bytes / section bytes |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+        def pct(a, b):
+            return f"{ratio(100 * a, b, 2)}%" if a is not None and b else "n/a"
+        for what, procs, nf, ws, miss, eb, tn, tb, r in rows:
+            vm, ps = kb(r, "vmrss_kb"), kb(r, "pss_kb")
+            fs = (kb(r, "rssfile_kb") + kb(r, "rssshmem_kb")
+                  if "rssfile_kb" in r and "rssshmem_kb" in r else None)
+            p(f"| {what} | {procs or 'n/a'} | {nf}{f' ({miss} unread)' if miss else ''} | "
+              f"{ws} | {num(eb)} | {num(tn)} | {num(tb)} | {num(vm)} | {num(ps)} | "
+              f"{num(fs)} | {num(kb(r, 'xrss_kb'))} / {num(kb(r, 'xpss_kb'))} | "
+              f"{pct(tb, vm)} | {pct(tb, ps)} | {ratio(tb, eb)} |")
+        p("")
+        if s["comm"]:
+            cm = sorted(s["comm"], key=lambda c: -int(c["samples"]))
+            p("Samples by command (with more than 2 user entries / with a user chain / "
+              "all): " + ", ".join(f"{c['comm']} {c['deep']}/{c['user']}/{c['samples']}"
+                                    for c in cm[:14]) + ".")
+            p("")
+        names = [k for k in sorted(set(st["before"]) if "before" in st else [])]
+        if names:
+            p("All counters (" + kind + " boot): " + "; ".join(
+                f"`{n}` " + " / ".join(str(st[a].get(n, "n/a")) for a in s["order"])
+                for n in names) + f" ({' / '.join(s['order'])}).")
+            p("")
+        ex = [(k, v) for k, v in sysr.items() if v["exec"]]
+        if ex:
+            p("Exec of a cold start: `execloop -D exec "
+              f"{meta.get('sys_exec_n', '?')} PROG` (fork, execve, wait; 2 written to "
+              "`/proc/sys/vm/drop_caches` before each, untimed: no table kept from "
+              "an earlier start) while `perf record -a -g` runs, "
+              "`kernel.unwind_user_eh_frame=1` (the files the program maps that no "
+              "running process holds get their tables converted at each start: the "
+              "program, and python3's libraries perf does not map) and `=0`; the "
+              "median exec.")
+            p("")
+            p("| boot | program | eh on | eh off | added per exec |")
+            p("|---|---|---|---|---|")
+            for kind, v in ex:
+                for prog in sorted({k[0] for k in v["exec"]}):
+                    on, off = v["exec"].get((prog, "1")), v["exec"].get((prog, "0"))
+                    a = int(on["median_ns"]) if on else None
+                    b = int(off["median_ns"]) if off else None
+                    unit, sc = ("instr", 1) if kind == "icount" else ("us", 1000)
+                    cell = (lambda x: f"{num(x / sc)} {unit}" if x is not None else "n/a")
+                    add = (f"{num((a - b) / sc)} {unit} ({(a / b - 1) * 100:+.1f}%)"
+                           if a is not None and b else "n/a")
+                    p(f"| {kind} | {prog} | {cell(a)} | {cell(b)} | {add} |")
+            p("")
+
     # ---- 6. host micro-benchmark -----------------------------------------
     p("## 6. Host micro-benchmark of the decoder")
     p("")

@@ -14,7 +14,10 @@
 # Environment: KERNEL, INITRD (guest images; default: build them with
 # make kernel initramfs), REPS_ICOUNT (5), REPS_WALL (7), BENCH_N and
 # BENCH_N_WALL (ubench iterations per timed loop: 1000, 2000),
-# BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_COLD_RUNS,
+# BENCH_PERF_ITERS, BENCH_PERF_PERIOD (perf.data workload), BENCH_PERF_DEPTHS
+# (its call depths: "16 64 128"; --call-graph dwarf at the first),
+# BENCH_PERF_REPS (repetitions of part perf: REPS_ICOUNT/REPS_WALL, at
+# most 3), BENCH_COLD_RUNS,
 # BENCH_EXEC_N (execve/dlopen loop length: 100), BENCH_EH_EXEC_N (the
 # same with the .eh_frame conversion on: 10), BENCH_EH_PERF_PERIOD
 # (cpu-clock period of part eh's perf record -a, ns: 1000000),
@@ -179,19 +182,33 @@ case " $parts " in *" system "*) system_root ;; esac
 
 perf_iters=${BENCH_PERF_ITERS:-50000000}
 perf_period=${BENCH_PERF_PERIOD:-100000}
+perf_depths=${BENCH_PERF_DEPTHS:-16 64 128}
+read -ra pd <<<"$perf_depths"
+[ ${#pd[@]} -gt 0 ] || die "BENCH_PERF_DEPTHS is empty"
+for v in "${pd[@]}"; do
+	case $v in *[!0-9]* | 0*) die "BENCH_PERF_DEPTHS must hold depths 1..128" ;; esac
+	[ "$v" -le 128 ] || die "BENCH_PERF_DEPTHS must hold depths 1..128"
+done
+perf_depths=${pd[*]}
+# part perf: at most 3 repetitions unless asked (each: 6 runs alone, 13 recordings)
+perf_reps() {
+	local r=${BENCH_PERF_REPS:-$1}
+	[ -n "${BENCH_PERF_REPS:-}" ] || [ "$r" -le 3 ] || r=3
+	echo "$r"
+}
 cold_runs=${BENCH_COLD_RUNS:-10}
 exec_n=${BENCH_EXEC_N:-100}
 eh_exec_n=${BENCH_EH_EXEC_N:-10}
 eh_perf_period=${BENCH_EH_PERF_PERIOD:-1000000}
 sys_exec_n=${BENCH_SYSTEM_EXEC_N:-5}
-for v in "$perf_iters" "$perf_period" "$cold_runs" "$exec_n" "$eh_exec_n" "$eh_perf_period" "$sys_exec_n" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
+for v in "$perf_iters" "$perf_period" "${BENCH_PERF_REPS:-1}" "$cold_runs" "$exec_n" "$eh_exec_n" "$eh_perf_period" "$sys_exec_n" "${BENCH_N:-1}" "${BENCH_N_WALL:-1}"; do
 	case $v in '' | *[!0-9]* | 0) die "BENCH_* settings must be positive integers" ;; esac
 done
 boot() {
 	local kind=$1 reps=$2 n=$3 rc=0 t=$SECONDS
 	note "guest boot ($kind): $parts"
 	TIMEOUT=${BENCH_TIMEOUT:-1500} QUIET_STATUS=1 "$TOP/harness/qemu-run.sh" "$arch" "$B" \
-		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n BENCH_EH_EXEC_N=$eh_exec_n BENCH_EH_PERF_PERIOD=$eh_perf_period BENCH_SYSTEM_EXEC_N=$sys_exec_n sh guest.sh $kind $reps $arch '$parts'" \
+		"BENCH_FORK_MAPS=${BENCH_FORK_MAPS:-16000} BENCH_FORK_N=${BENCH_FORK_N:-20} BENCH_N=$n BENCH_PERF_ITERS=$perf_iters BENCH_PERF_PERIOD=$perf_period BENCH_PERF_DEPTHS='$perf_depths' BENCH_PERF_REPS=$(perf_reps "$reps") BENCH_COLD_RUNS=$cold_runs BENCH_EXEC_N=$exec_n BENCH_EH_EXEC_N=$eh_exec_n BENCH_EH_PERF_PERIOD=$eh_perf_period BENCH_SYSTEM_EXEC_N=$sys_exec_n sh guest.sh $kind $reps $arch '$parts'" \
 		>"$B/boot-$kind.log" 2>&1 || rc=$?
 	note "guest boot ($kind) took $((SECONDS - t)) s"
 	echo "boot_$kind=$((SECONDS - t))" >>"$B/boots.txt"
@@ -254,6 +271,9 @@ qv=$("$qemu" --version | head -1)
 	echo "host=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs (shared, not isolated)"
 	echo "perf_iters=$perf_iters"
 	echo "perf_period=$perf_period"
+	echo "perf_depths=$perf_depths"
+	echo "perf_reps_icount=$(perf_reps "$reps_icount")"
+	echo "perf_reps_wall=$(perf_reps "$reps_wall")"
 	echo "eh_perf_period=$eh_perf_period"
 	echo "eh_exec_n=$eh_exec_n"
 	echo "exec_n=$exec_n"

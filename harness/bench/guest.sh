@@ -201,40 +201,97 @@ if has eh; then
 fi
 
 aslr_restore
+# perf.data and the work per sample: perfwl (main -> w1 .. wD, spinning in
+# wD) at each depth of PERF_DEPTHS, alone (base-BUILD-D: its loop's elapsed
+# and thread CPU time) and under perf record: the SFrame and the
+# frame-pointer build, each with -g (the chain taken in the sample's
+# interrupt) and with --call-graph fp,defer (the user chain taken at the
+# task's return to user space, as harness/guest/perf-demo.sh records it);
+# --call-graph dwarf on the SFrame build at the first depth. Every
+# recording: its size, the samples, and those of the loop (from the first
+# to the last sample whose own IP is in wD). The first repetition's chains
+# are checked against wD .. w1 main: every sample from 50% to 75% of the
+# recording's time (all in the loop) must have the whole chain.
+PERF_DEPTHS=${BENCH_PERF_DEPTHS:-16 64 128}
+PERF_REPS=${BENCH_PERF_REPS:-$reps}
+# perf_chain D: "wD,...,w1,main"
+perf_chain() {
+	local i=$1 c=''
+	while [ "$i" -ge 1 ]; do
+		c="$c${c:+,}w$i"
+		i=$((i - 1))
+	done
+	echo "$c,main"
+}
+# perf_samples FILE COMM LEAF: "samples=N loop_samples=L leaf_ip=W" from
+# perf script -G (one line per sample, its own IP's symbol last): samples
+# of COMM, those from its first to its last sample in LEAF, those in LEAF
+perf_samples() {
+	perf script -G -i "$1" -F comm,ip,sym 2>/dev/null |
+		awk -v comm="$2" -v leaf="$3" '$1 == comm {
+			n++
+			if ($NF == leaf) { w++; if (!first) first = n; last = n }
+		}
+		END { printf "samples=%d loop_samples=%d leaf_ip=%d\n", n, first ? last - first + 1 : 0, w }'
+}
 if has perf; then
 	mark perf
-	PG="-e cpu-clock -g"
-	chain=w16,w15,w14,w13,w12,w11,w10,w9,w8,w7,w6,w5,w4,w3,w2,w1,main
+	d0=${PERF_DEPTHS%% *}
 	r=0
-	while [ $r -lt "$reps" ]; do
-		run ./tmrun "base-sf" ./perfwl-sf "$PERF_ITERS"
-		run ./tmrun "base-fp" ./perfwl-fp "$PERF_ITERS"
-		for v in sf fp dwarf; do
-			case $v in
-			sf) opts=$PG prog=perfwl-sf ;;
-			fp) opts=$PG prog=perfwl-fp ;;
-			dwarf) opts="-e cpu-clock --call-graph dwarf" prog=perfwl-sf ;;
-			esac
-			rm -f /tmp/$v.data
-			# The frame-pointer build keeps the kernel's frame-pointer
-			# loop: no tables from .eh_frame for it (part eh has them).
-			[ $v = fp ] && eh 0
-			# shellcheck disable=SC2086
-			run ./tmrun "rec-$v" perf record -q -c "$PERF_PERIOD" $opts \
-				-o /tmp/$v.data ./$prog "$PERF_ITERS"
-			eh 1
-			if [ $r = 0 ]; then
-				size=$(wc -c </tmp/$v.data)
-				perf script -i /tmp/$v.data -F comm,tid,ip,sym,dso \
-					>/tmp/$v.txt 2>/tmp/$v.err || { log "FAILED: perf script $v"; status=1; }
-				total=$(grep -c '^[^ 	]' /tmp/$v.txt)
-				c=$(awk -f ./chains.awk -v comm="$prog" -v chain=$chain /tmp/$v.txt |
-					tr '\n' ' ' | sed 's/top=.*//')
-				log "perfdata variant=$v bytes=$size samples=$total $c"
-				awk -f ./chains.awk -v comm="$prog" -v chain=$chain /tmp/$v.txt |
-					sed -n "s/^top=/perftop variant=$v top=/p" >>"$res"
-			fi
-			rm -f /tmp/$v.data /tmp/$v.txt
+	while [ $r -lt "$PERF_REPS" ]; do
+		for d in $PERF_DEPTHS; do
+			chain=$(perf_chain "$d")
+			run ./tmrun "base-sf-$d" ./perfwl-sf "$PERF_ITERS" "$d"
+			run ./tmrun "base-fp-$d" ./perfwl-fp "$PERF_ITERS" "$d"
+			for v in sf sfdefer fp fpdefer dwarf; do
+				case $v in
+				sf) opts="-e cpu-clock -g" prog=perfwl-sf ;;
+				sfdefer) opts="--call-graph fp,defer -e cpu-clock" prog=perfwl-sf ;;
+				fp) opts="-e cpu-clock -g" prog=perfwl-fp ;;
+				fpdefer) opts="--call-graph fp,defer -e cpu-clock" prog=perfwl-fp ;;
+				dwarf)
+					[ "$d" = "$d0" ] || continue
+					opts="-e cpu-clock --call-graph dwarf" prog=perfwl-sf ;;
+				esac
+				f=/tmp/perf-$v-$d
+				rm -f "$f.data"
+				# The frame-pointer build keeps the kernel's
+				# frame-pointer loop: no tables from .eh_frame for
+				# it (part eh has them).
+				case $v in fp*) eh 0 ;; esac
+				# shellcheck disable=SC2086
+				run ./tmrun "rec-$v-$d" perf record -q -c "$PERF_PERIOD" $opts \
+					-o "$f.data" ./$prog "$PERF_ITERS" "$d"
+				eh 1
+				if [ ! -s "$f.data" ]; then
+					log "FAILED: part perf: perf record $opts of $prog at depth $d wrote no perf.data"
+					status=1
+					continue
+				fi
+				# the loop's figures, just written by perfwl
+				pw=$(tail -n 2 "$res" | sed -n 's/^perfwl ns=/loop_ns=/p')
+				log "perfsamples variant=$v depth=$d rep=$r bytes=$(wc -c <"$f.data") $(perf_samples "$f.data" "$prog" "w$d") $pw"
+				if [ $r = 0 ]; then
+					perf script --max-stack 512 --time 50%-75% -i "$f.data" \
+						-F comm,tid,ip,sym,dso >"$f.txt" 2>"$f.err" || {
+						log "FAILED: part perf: perf script of $v at depth $d: $(tail -n 1 "$f.err")"
+						status=1
+					}
+					awk -f ./chains.awk -v comm="$prog" -v chain="$chain" "$f.txt" >"$f.chains"
+					c=$(sed 's/^top=.*//' "$f.chains" | tr '\n' ' ')
+					log "perfdata variant=$v depth=$d $c"
+					sed -n "s/^top=/perftop variant=$v depth=$d top=/p" "$f.chains" >>"$res"
+					# Every sample there spins in wD and must show
+					# the whole chain (a deferred one too).
+					samples=0 leaf=0 full=0
+					eval "$(grep -E '^(samples|leaf|full)=[0-9]+$' "$f.chains")"
+					if [ "$samples" -lt 100 ] || [ $((full * 100)) -lt $((samples * 99)) ]; then
+						log "CHAIN-CHECK-FAILED: part perf: $v, depth $d ($opts, $prog): $full complete chains (w$d .. w1 main) of $samples samples from 50% to 75% of the recording ($leaf in w$d); most frequent: $(sed -n 's/^top=//p' "$f.chains")"
+						status=1
+					fi
+				fi
+				rm -f "$f.data" "$f.txt" "$f.err" "$f.chains"
+			done
 		done
 		r=$((r + 1))
 	done

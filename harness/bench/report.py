@@ -289,65 +289,179 @@ def main():
     p("")
 
     # ---- 3. perf.data -----------------------------------------------------
+    def part_secs(part):
+        # " The part took N guest seconds (KIND boot)." per boot that ran it
+        out = []
+        for kind in ("icount", "wall"):
+            marks = [(x.split()[1], float(kv(x)["uptime"]))
+                     for x in runs[kind] if x.startswith("part ")]
+            for a, b in zip(marks, marks[1:]):
+                if a[0] == part:
+                    out.append(f"{b[1] - a[1]:.0f} guest seconds in the {kind} boot")
+        return f" The part took {' and '.join(out)}." if out else ""
+
+    depths = [int(x) for x in meta.get("perf_depths", "16").split()]
+    d0 = depths[0]
+    preps = (f"{meta.get('perf_reps_icount', '?')} repetitions in the icount boot, "
+             f"{meta.get('perf_reps_wall', '?')} in the wall-clock boot")
     p("## 3. perf record: perf.data size and overhead")
     p("")
-    p(f"`perf record` (guest perf) of the same workload (main -> w1 .. w16, spinning "
-      f"in w16; {meta.get('perf_iters', '?')} iterations), cpu-clock, period "
-      f"{meta.get('perf_period', '?')} ns. Bytes/sample = perf.data size / samples "
-      "(headers and side-band records included). Complete = samples in w16 whose "
-      "user chain is w16 .. w1 main (harness/demo/chains.awk). Run times (medians of "
-      "the repetitions): the workload's own loop (CLOCK_MONOTONIC inside it: the "
-      "sampling cost the workload sees) and the whole command (perf's start-up, "
-      "event setup and perf.data writing included).")
+    p(f"`perf record` (guest perf) of the same workload (main -> w1 .. w{d0}, spinning "
+      f"in w{d0}; {meta.get('perf_iters', '?')} iterations), cpu-clock, period "
+      f"{meta.get('perf_period', '?')} ns. Samples (all of the workload's) and "
+      "bytes/sample (perf.data size / samples, headers and side-band records "
+      "included): medians over the repetitions. Complete/leaf (first repetition): of the samples from 50% to 75% "
+      "of the recording's time, those whose user chain is "
+      f"w{d0} .. w1 main / those in w{d0} (harness/demo/chains.awk). Run times (medians "
+      f"of the repetitions, {preps}): the workload's own loop (CLOCK_MONOTONIC inside "
+      "it: all the guest did meanwhile, perf's own work included) and the whole "
+      "command (perf's start-up, event setup and perf.data writing included). "
+      "Task/sample: the loop's thread CPU time recorded minus alone "
+      "(CLOCK_THREAD_CPUTIME_ID: the interrupts that hit the task and its work on "
+      "the return to user space, not perf's), over the loop's samples (icount boot; "
+      "table 3b)." + part_secs("perf"))
     p("")
-    p("| variant | samples | bytes/sample | dwarf/this | complete/leaf | "
+    p("| variant | samples | bytes/sample | dwarf/this | complete/leaf | task/sample, instr | "
       "workload loop, instr: alone / recorded (overhead) | "
       "workload loop, wall ms: alone / recorded (overhead) | "
       "whole command, instr: alone / perf record (overhead) | "
       "whole command, wall ms: alone / perf record (overhead) |")
-    p("|---|---|---|---|---|---|---|---|---|")
+    p("|---|---|---|---|---|---|---|---|---|---|")
 
-    def tm(kind, own=False):
+    def tm(kind, what="cmd"):
         # tmrun: the whole command; perfwl (just before it): the
-        # workload's own loop.
+        # workload's own loop, elapsed (ns) and its thread's CPU time
+        # (cpu_ns).
         t, last = {}, None
         for x in runs[kind]:
             if x.startswith("perfwl "):
-                last = int(kv(x)["ns"])
+                last = kv(x)
             elif x.startswith("tmrun "):
                 c = kv(x)
-                v = last if own else int(c["ns"])
+                if what == "cmd":
+                    v = int(c["ns"])
+                else:
+                    v = int(last[what]) if last and what in last else None
                 if v is not None:
                     t.setdefault(c["label"], []).append(v)
                 last = None
         return {k: statistics.median(v) for k, v in t.items()}
     tmi, tmw = tm("icount"), tm("wall")
-    owi, oww = tm("icount", True), tm("wall", True)
-    pdv = {}
+    owi, oww = tm("icount", "ns"), tm("wall", "ns")
+    cpi = tm("icount", "cpu_ns")
+    # per recording (every repetition): perf.data bytes, samples, samples
+    # of the loop, the loop's elapsed and CPU time; the first repetition's
+    # chain check
+    psr, pdv = {}, {}
     for x in runs["icount"]:
-        if x.startswith("perfdata "):
+        if x.startswith("perfsamples "):
             c = kv(x)
-            pdv[c["variant"]] = c
-    names = {"sf": "-g, SFrame build", "fp": "-g, frame-pointer build (.eh_frame conversion off)",
+            psr.setdefault((c["variant"], int(c["depth"])), []).append(c)
+        elif x.startswith("perfdata "):
+            c = kv(x)
+            pdv[(c["variant"], int(c.get("depth", 16)))] = c
+    names = {"sf": "-g, SFrame build",
+             "sfdefer": "--call-graph fp,defer, SFrame build",
+             "fp": "-g, frame-pointer build (.eh_frame conversion off)",
+             "fpdefer": "--call-graph fp,defer, frame-pointer build (.eh_frame conversion off)",
              "dwarf": "--call-graph dwarf, SFrame build"}
-    base = {"sf": "base-sf", "fp": "base-fp", "dwarf": "base-sf"}
 
-    def bps(v):
-        c = pdv.get(v)
-        if not c or not int(c["samples"]):
+    def base(v, d):
+        return f"base-{'fp' if v.startswith('fp') else 'sf'}-{d}"
+
+    def med(v, d, f):
+        # median over the repetitions of f(record), None where f is
+        vals = [y for y in (f(c) for c in psr.get((v, d), [])) if y is not None]
+        return statistics.median(vals) if vals else None
+
+    def bps(v, d=d0):
+        return med(v, d, lambda c: int(c["bytes"]) / int(c["samples"])
+                   if int(c.get("samples", 0)) else None)
+
+    def nsamples(v, d, k="samples"):
+        m = med(v, d, lambda c: int(c[k]) if k in c else None)
+        return "n/a" if m is None else f"{m:,.0f}"
+
+    def per_sample(v, d, field="cpu_ns"):
+        # (recorded - the median alone) / the loop's samples, per
+        # repetition; the median
+        a = (cpi if field == "cpu_ns" else owi).get(base(v, d))
+        if a is None:
             return None
-        return int(c["bytes"]) / int(c["samples"])
-    for v in ("sf", "fp", "dwarf"):
-        c = pdv.get(v, {})
+        return med(v, d, lambda c: (int(c[field]) - a) / int(c["loop_samples"])
+                   if field in c and int(c.get("loop_samples", 0)) else None)
+
+    def chk(v, d):
+        c = pdv.get((v, d))
+        if not c:
+            return "n/a"
+        s = f"{c.get('full', '?')}/{c.get('leaf', '?')}"
+        return s if c.get("leaf") == c.get("samples") else f"{s} ({c.get('samples', '?')} checked)"
+    for v in ("sf", "sfdefer", "fp", "fpdefer", "dwarf"):
         def cell(t, scale, unit):
-            a, b = t.get(base[v]), t.get(f"rec-{v}")
+            a, b = t.get(base(v, d0)), t.get(f"rec-{v}-{d0}")
             if not a or not b:
                 return "n/a"
             return f"{num(a / scale)}{unit} / {num(b / scale)}{unit} ({(b / a - 1) * 100:+.0f}%)"
-        p(f"| {names[v]} | {c.get('samples', 'n/a')} | {num(bps(v))} | "
-          f"{ratio(bps('dwarf'), bps(v), 1)} | {c.get('full', '?')}/{c.get('leaf', '?')} | "
+        p(f"| {names[v]} | {nsamples(v, d0)} | {num(bps(v))} | "
+          f"{ratio(bps('dwarf'), bps(v), 1)} | {chk(v, d0)} | "
+          f"{num(per_sample(v, d0))} | "
           f"{cell(owi, 1e6, 'M')} | {cell(oww, 1e6, '')} | {cell(tmi, 1e6, 'M')} | {cell(tmw, 1e6, '')} |")
     p("")
+
+    # ---- 3b. synchronous against deferred ---------------------------------
+    if any(k[0] in ("sfdefer", "fpdefer") for k in psr):
+        p("### 3b. Synchronous against deferred call chains, per sample")
+        p("")
+        p("The same workload at depths " + ", ".join(str(d) for d in depths) +
+          " (main -> w1 .. wD, spinning in wD), each build recorded with `-g` (the "
+          "user chain taken in the sample's interrupt) and with `--call-graph "
+          "fp,defer` (the sample holds the kernel chain and a cookie; the user chain "
+          "is taken when the task returns to user space and written as a "
+          "PERF_RECORD_CALLCHAIN_DEFERRED record, which perf script joins to the "
+          "sample). SFrame build: its table walked; frame-pointer build: "
+          "`kernel.unwind_user_eh_frame=0`, no table in the task, the kernel's "
+          "frame-pointer loop. Icount boot, medians over the repetitions of each "
+          "recording's figure. Loop samples: from the first to the last sample "
+          "whose own IP is in wD (`perf script -G`). In the task: the loop's "
+          "thread CPU time recorded minus alone, over the loop samples: the work in "
+          "the sampled task from the interrupt to its return to user space, the "
+          "deferred unwind included. Loop elapsed: the loop's CLOCK_MONOTONIC "
+          "recorded minus alone, over the loop samples: perf's own work (reading "
+          "the ring buffer, writing perf.data) while the loop ran too. Bytes/sample: "
+          "perf.data size over all samples. defer/-g: the ratio. Complete/leaf "
+          "(first repetition): of the samples from 50% to 75% of the recording's "
+          "time (`perf script --time 50%-75%`, all in the loop), those whose user "
+          "chain is wD .. w1 main / those in wD.")
+        p("")
+        p("| build | depth | loop samples: -g / defer | in the task, instr/sample: -g / "
+          "defer (defer/-g) | loop elapsed, instr/sample: -g / defer (defer/-g) | "
+          "bytes/sample: -g / defer (defer/-g) | complete/leaf: -g; defer |")
+        p("|---|---|---|---|---|---|---|")
+
+        def trio(x, y):
+            return f"{num(x)} / {num(y)} ({ratio(y, x)})"
+        for b, what in (("sf", "SFrame"), ("fp", "frame pointers, no table")):
+            for d in depths:
+                sv, dv = b, b + "defer"
+                p(f"| {what} | {d} | {nsamples(sv, d, 'loop_samples')} / "
+                  f"{nsamples(dv, d, 'loop_samples')} | "
+                  f"{trio(per_sample(sv, d), per_sample(dv, d))} | "
+                  f"{trio(per_sample(sv, d, 'loop_ns'), per_sample(dv, d, 'loop_ns'))} | "
+                  f"{trio(bps(sv, d), bps(dv, d))} | {chk(sv, d)}; {chk(dv, d)} |")
+        p("")
+        # per frame: the difference between the first and the last depth
+        if len(depths) > 1:
+            lo, hi = depths[0], depths[-1]
+
+            def pf(v):
+                a, b = per_sample(v, lo), per_sample(v, hi)
+                return None if a is None or b is None else (b - a) / (hi - lo)
+            p(f"Per frame (in the task, depth {hi} minus depth {lo}, over {hi - lo} "
+              "frames): " + "; ".join(
+                  f"{what} `-g` {num(pf(b))}, deferred {num(pf(b + 'defer'))} instr"
+                  for b, what in (("sf", "SFrame"), ("fp", "frame pointers"))) + ".")
+            p("")
 
     # ---- 4. cold start ----------------------------------------------------
     p("## 4. Cold start")
@@ -928,8 +1042,12 @@ def main():
     if bps("sf") and bps("dwarf"):
         p(f"| perf.data per sample >= 25x smaller than dwarf, chains as complete | "
           f"dwarf/SFrame bytes per sample {bps('dwarf') / bps('sf'):.1f}; complete "
-          f"{pdv['sf'].get('full')}/{pdv['sf'].get('leaf')} (SFrame) vs "
-          f"{pdv['dwarf'].get('full')}/{pdv['dwarf'].get('leaf')} (dwarf) |")
+          f"{chk('sf', d0)} (SFrame) vs {chk('dwarf', d0)} (dwarf) |")
+    rd = [(d, per_sample("sfdefer", d), per_sample("sf", d)) for d in depths]
+    if any(a is not None and b is not None for _, a, b in rd):
+        p(f"| printed: work in the task per sample, deferred / synchronous (SFrame build) | "
+          f"depth {rl(rd)}; complete " + ", ".join(
+              f"{d}: -g {chk('sf', d)}, defer {chk('sfdefer', d)}" for d in depths) + " |")
     cs = [kv(x) for x in runs["icount"] if x.startswith("cold-summary")]
     if cs:
         p(f"| cold start: complete from the second sample period after the first miss | "

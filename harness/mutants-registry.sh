@@ -124,7 +124,7 @@ MUTANTS=(
 "gate-global@kernel/events/core.c@'\t\t\tif (task && !perfmon_capable()) {'@'\t\t\tif (0) {'@safety-f3"
 "read-overlay-file@kernel/unwind/sframe_mm.c@'\t       get_file(vma->vm_file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@'\t       get_file(file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@safety-f2"
 "no-row-cap@kernel/unwind/sframe_mm.c@'\tif (max_rows > SFRAME_MAX_ROWS || max_funcs > SFRAME_MAX_ROWS)\n\t\treturn -E2BIG;\n'@''@safety-f4"
-"eh-fp-never@kernel/unwind/sframe_mm.c@'\tif (!ret && !base && pass.funcs && !pass.not_fp) {'@'\tif (0) {'@unwind_registry"
+"eh-fp-never@kernel/unwind/sframe_mm.c@'\tif (!ret && !base && b->nr_funcs && !pass.not_fp) {'@'\tif (0) {'@unwind_registry"
 "eh-fp-any-rule@kernel/unwind/sframe_mm.c@'\tif (!frame || !sframe_eh_fp_kept(frame))\n\t\tp->not_fp = true;'@'\tif (!frame)\n\t\tp->not_fp = true;'@unwind_registry"
 "eh-fp-sp-unbounded@kernel/unwind/sframe_mm.c@'\treturn f->cfa_off > 0 && f->cfa_off <= 3 * (s32)sizeof(long);'@'\treturn f->cfa_off > 0;'@unwind_registry"
 "fp-innermost-lost@kernel/unwind/user.c@'\t\te += state->topmost;'@'\t\t;'@unwind_dlopen unwind_eh_frame"

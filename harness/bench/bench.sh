@@ -111,6 +111,10 @@ make -j1 -s -C "$TOP/harness/bench" --no-print-directory ARCH="$arch" B="$B" \
 	{ tail -20 "$B/build.log" >&2; die "build failed (log: $B/build.log)"; }
 note "built in $((SECONDS - t0)) s"
 cp "$TOP/harness/bench/guest.sh" "$TOP/harness/demo/chains.awk" "$TOP/harness/bench/system.txt" "$B/"
+# Part eh: the python interpreter's own text (Debian links libpython into
+# it), a large program without SFrame, for its table (x86_64: the host's).
+rm -f "$B/python3.11"
+[ "$arch" = x86_64 ] && [ -f /usr/bin/python3.11 ] && cp /usr/bin/python3.11 "$B/"
 # A report shows what this run measured: no results of an earlier one.
 rm -f "$B"/results-*.txt
 rm -f "$B/host.txt" "$B/system-root.tar"

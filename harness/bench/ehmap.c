@@ -33,11 +33,12 @@
  * conversion did. Prints per file
  *   ehmap file=PATH name=BASENAME size=B sframe=B eh_frame=B
  *         eh_frame_hdr=B fdes=N text=B first_ns=X kept_ns=X second_ns=X
- *         eh_off_ns=X off_ns=X tables=N table_bytes=B converted=N
- *         stop_rows=N kept_converted=N second_tables=N second_shared=N
+ *         eh_off_ns=X off_ns=X tables=N table_bytes=B table_rows=N
+ *         converted=N stop_rows=N kept_converted=N second_tables=N
+ *         second_shared=N
  * (medians over REPS; sframe: PT_GNU_SFRAME bytes, 0 without; eh_frame,
  * eh_frame_hdr: section sizes; fdes: the .eh_frame_hdr count; tables,
- * table_bytes, converted, stop_rows: counter changes of the first
+ * table_bytes, table_rows, converted, stop_rows: counter changes of the first
  * "first" mapping; kept_converted, second_*: of the first "kept" and
  * "second" ones) and "ehmap-raw" lines with every repetition. The sysctls
  * are restored at the end.
@@ -87,11 +88,11 @@
 
 enum {
 	ST_TABLES, ST_BYTES, ST_CONVERTED, ST_STOPS, ST_SHARED, ST_KEPT,
-	ST_KEPT_BYTES, ST_NR
+	ST_KEPT_BYTES, ST_ROWS, ST_NR
 };
 static const char *const st_names[ST_NR] = {
 	"tables", "table_bytes", "eh_frame_converted", "eh_frame_stop_rows",
-	"validation_shared", "kept", "kept_bytes",
+	"validation_shared", "kept", "kept_bytes", "table_rows",
 };
 
 static int stats_fd = -1;
@@ -355,8 +356,8 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 		printf("ehmap file=%s name=%s size=%lld sframe=%llu eh_frame=%llu "
 		       "eh_frame_hdr=%llu fdes=%ld text=%llu first_ns=%llu kept_ns=%llu "
 		       "second_ns=%llu eh_off_ns=%llu off_ns=%llu tables=%ld "
-		       "table_bytes=%ld converted=%ld stop_rows=%ld kept_converted=%ld "
-		       "second_tables=%ld second_shared=%ld\n",
+		       "table_bytes=%ld table_rows=%ld converted=%ld stop_rows=%ld "
+		       "kept_converted=%ld second_tables=%ld second_shared=%ld\n",
 		       files[f], base, (long long)st.st_size,
 		       (unsigned long long)e.sframe,
 		       (unsigned long long)e.eh, (unsigned long long)e.eh_hdr, e.fdes,
@@ -366,7 +367,8 @@ static int do_map(int reps, char **files, int nfiles, long pg)
 		       (unsigned long long)median(ns[2], reps),
 		       (unsigned long long)median(ns[3], reps),
 		       (unsigned long long)median(ns[4], reps),
-		       d[0][ST_TABLES], d[0][ST_BYTES], d[0][ST_CONVERTED], d[0][ST_STOPS],
+		       d[0][ST_TABLES], d[0][ST_BYTES], d[0][ST_ROWS], d[0][ST_CONVERTED],
+		       d[0][ST_STOPS],
 		       d[1][ST_CONVERTED], d[2][ST_TABLES], d[2][ST_SHARED]);
 		fflush(stdout);
 	}

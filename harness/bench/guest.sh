@@ -184,11 +184,13 @@ if has eh; then
 	# SFrame builds of two of the programs, for comparison (their
 	# sections validated into the same kind of table).
 	cp ./ubench-ehscale-1000000 ./ubench-scale-1000000 ./ubench-eh ./ubench-sf /tmp/
+	[ -f ./python3.11 ] && cp ./python3.11 /tmp/
 	files=
 	for f in $LIBDIR/libc.so.6 $LIBDIR/libstdc++.so.6 \
 		$LDSO $LIBDIR/libm.so.6 $LIBDIR/libgcc_s.so.1 $LIBDIR/libz.so.1 \
 		$LIBDIR/libdw.so.1 $LIBDIR/libglib-2.0.so.0 $LIBDIR/libbfd-2.40-system.so \
-		$LIBDIR/libperl.so.5.36 $LIBDIR/libpython3.11.so.1.0 /tmp/ubench-eh /tmp/ubench-sf; do
+		$LIBDIR/libperl.so.5.36 $LIBDIR/libpython3.11.so.1.0 /tmp/python3.11 \
+		/tmp/ubench-eh /tmp/ubench-sf; do
 		[ -e "$f" ] && files="$files $f"
 	done
 	# shellcheck disable=SC2086
@@ -196,7 +198,8 @@ if has eh; then
 	# one mapping each (and the one the "second" setting holds): about
 	# 2.6 billion instructions a conversion on x86_64
 	run ./ehmap map 1 /tmp/ubench-ehscale-1000000 /tmp/ubench-scale-1000000
-	rm -f /tmp/ubench-ehscale-1000000 /tmp/ubench-scale-1000000 /tmp/ubench-eh /tmp/ubench-sf
+	rm -f /tmp/ubench-ehscale-1000000 /tmp/ubench-scale-1000000 /tmp/ubench-eh /tmp/ubench-sf \
+		/tmp/python3.11
 	eh 1
 fi
 

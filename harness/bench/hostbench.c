@@ -125,8 +125,8 @@ int main(int argc, char **argv)
 		qsort(tr, reps, sizeof(double), cmp_d);
 		qsort(ts, reps, sizeof(double), cmp_d);
 		/* as sframe_rules_size(), and the allocation's header */
-		tbytes = (size_t)(kt.rules.nr_rows + kt.rules.nr_blocks +
-				  kt.rules.nr_funcs) * sizeof(u32) +
+		tbytes = (size_t)(kt.rules.nr_rows + kt.rules.nr_blocks) *
+			 sizeof(u32) +
 			 (size_t)kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
 			 (size_t)kt.rules.nr_rows * sizeof(u16) + 128;
 		printf("host file=%s fdes=%u bytes=%zu rows=%u rules=%u table_bytes=%zu random_ns=%.1f repeated_ns=%.1f\n",

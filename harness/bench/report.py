@@ -701,8 +701,9 @@ def main():
         p("| file | table from | FDEs | .eh_frame bytes | .eh_frame_hdr bytes | "
           ".sframe bytes | first mapping: instr | instr/FDE | instr/byte of the section | "
           "kept: instr | second: instr | eh off: instr | all off: instr | table bytes | "
-          "table / section bytes | table bytes/FDE | stop rows | wall ms, first mapping |")
-        p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "table / section bytes | table rows | table bytes/row | table bytes/FDE | "
+          "stop rows | wall ms, first mapping |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         ic = ehm.get("icount", {})
         wl = ehm.get("wall", {})
         for name in list(ic) + [n for n in wl if n not in ic]:
@@ -722,12 +723,14 @@ def main():
                 return num(int(c[f])) if name in ic else "n/a"
             on = int(c["first_ns"]) if name in ic else None
             tb = int(c["table_bytes"])
+            tr = int(c.get("table_rows", 0))
             fd = num(fdes) if fdes > 0 else "n/a"
             p(f"| {name} | {src} | {fd} | {num(eb)} | {num(hb)} | {num(sfb)} | "
               f"{num(on)} | {num(on / fdes) if on and fdes > 0 else 'n/a'} | "
               f"{num(on / (sfb or eb), 1) if on and (sfb or eb) else 'n/a'} | "
               f"{ins('kept_ns')} | {ins('second_ns')} | {ins('eh_off_ns')} | "
               f"{ins('off_ns')} | {num(tb)} | {ratio(tb, sec)} | "
+              f"{num(tr) if tr else 'n/a'} | {num(tb / tr, 1) if tr else 'n/a'} | "
               f"{num(tb / fdes, 1) if fdes > 0 else 'n/a'} | {c['stop_rows']} | "
               f"{num(int(w['first_ns']) / 1e6, 1) if w else 'n/a'} |")
         p("")
@@ -740,6 +743,27 @@ def main():
             p("Not as expected (the first mapping adds one table, converted from "
               ".eh_frame unless the file has SFrame; the second shares it): "
               + "; ".join(odd) + ".")
+            p("")
+        # The bounds of a conversion a distribution accepts: at most 128
+        # guest instructions per byte of .eh_frame, and a table no larger
+        # than the .eh_frame and .eh_frame_hdr it comes from.
+        named = [n for n in ("libc.so.6", "libstdc++.so.6", "python3.11",
+                             "ubench-ehscale-1000000")
+                 if n in ic and ic[n]["sframe"] == "0"]
+        if named:
+            p("Bounds (conversion at most 128 instructions per byte of .eh_frame; "
+              "table at most the .eh_frame + .eh_frame_hdr bytes):")
+            p("")
+            for n in named:
+                c = ic[n]
+                eb, hb = int(c["eh_frame"]), int(c["eh_frame_hdr"])
+                on, tb = int(c["first_ns"]), int(c["table_bytes"])
+                per = on / eb if eb else 0
+                rt = tb / (eb + hb) if eb + hb else 0
+                p(f"- {n}: {num(per, 1)} instructions per byte of .eh_frame (bound 128: "
+                  f"{'within' if per <= 128 else 'above'}); table {rt:.2f} times "
+                  f".eh_frame + .eh_frame_hdr (bound 1.00: "
+                  f"{'within' if rt <= 1 else 'above'})")
             p("")
         kc = [n for n, c in ic.items() if c.get("kept_converted") == "0"]
         if ic:

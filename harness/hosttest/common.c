@@ -264,6 +264,9 @@ static void kt_drop_validation(struct ktable *kt)
 {
 	free(kt->rules_mem);
 	kt->rules_mem = NULL;
+	free(kt->funcs);
+	kt->funcs = NULL;
+	kt->nr_funcs = 0;
 	kt->built = false;
 	kt->tbl.rules = NULL;
 	memset(&kt->rules, 0, sizeof(kt->rules));
@@ -355,6 +358,9 @@ int kt_validate(struct ktable *kt)
 					  &b, nr_blocks, shift);
 			kt_check_table(&kt->rules);
 			kt->tbl.rules = &kt->rules;
+			kt->funcs = b.funcs;
+			kt->nr_funcs = b.nr_funcs;
+			b.funcs = NULL;
 			kt->built = true;
 			kt_stats.tables++;
 			kt_stats.rows += b.nr_rows;
@@ -387,6 +393,27 @@ int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 	hostshim_set_atomic(false);
 	kt_stats.lookups++;
 	return ret;
+}
+
+int kt_func(const struct ktable *kt, uint64_t off, unsigned long *start)
+{
+	struct unwind_user_frame frame;
+	uint32_t lo = 0, hi = kt->nr_funcs;
+
+	if (!kt->built || sframe_rules_find(&kt->rules, off, &frame))
+		return -ENOENT;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (kt->funcs[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	*start = kt->funcs[lo - 1];
+	return 0;
 }
 
 void kt_free(struct ktable *kt)

@@ -77,6 +77,8 @@ struct ktable {
 	bool built;			/* kt_validate() left a table */
 	struct sframe_rules rules;	/* the table, in @rules_mem */
 	void *rules_mem;
+	uint32_t *funcs;		/* the build's function starts */
+	uint32_t nr_funcs;
 };
 
 /* What kt_validate() built: tables, and rows and rules in them. */
@@ -100,6 +102,11 @@ int kt_validate(struct ktable *kt);
  * not use the section.
  */
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f);
+/*
+ * The start of the function text offset @off is in, by the function
+ * starts of the build kt_validate() did, where the table has a rule.
+ */
+int kt_func(const struct ktable *kt, uint64_t off, unsigned long *start);
 void kt_free(struct ktable *kt);
 static inline unsigned long kt_host(const struct ktable *kt, uint64_t v)
 {

@@ -918,9 +918,9 @@ static void test_many_functions(uint64_t seed)
 		b = gen_write(&g, &layouts[l], hi + 4096, &size);
 		ri = kt_init(&kt, b, size, hi + 4096, lo, hi, g.abi);
 		rv = ri ? -1 : kt_validate(&kt);
-		if (ri || rv || kt.rules.nr_funcs != g.num_fdes) {
+		if (ri || rv || kt.nr_funcs != g.num_fdes) {
 			diag("  v%d: init %d, validate %d, %u function starts of %u",
-			     layouts[l].version, ri, rv, kt.rules.nr_funcs,
+			     layouts[l].version, ri, rv, kt.nr_funcs,
 			     g.num_fdes);
 			bad++;
 		}
@@ -928,7 +928,7 @@ static void test_many_functions(uint64_t seed)
 			unsigned long start;
 			uint64_t off = g.fdes[i].start + g.fdes[i].size - 1 - lo;
 
-			if (sframe_rules_func(&kt.rules, off, &start) ||
+			if (kt_func(&kt, off, &start) ||
 			    start != g.fdes[i].start - lo) {
 				diag("  v%d: function %u at %#llx: start %#lx",
 				     layouts[l].version, i,

@@ -52,14 +52,13 @@ int main(int argc, char **argv)
 		/* what sframe_shared_build() allocates, header included */
 		bytes = kt.rules.nr_rows * sizeof(u32) +
 			(kt.rules.nr_blocks + 1) * sizeof(u32) +
-			kt.rules.nr_funcs * sizeof(u32) +
 			kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
 			kt.rules.nr_rows * sizeof(u16) + 128;
 		(void)nr_blocks;
 		(void)shift;
 		printf("| %s | %zu | %u | %u | %u | %zu | %.2f | %.2f |\n",
 		       strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i],
-		       s.size, kt.rules.nr_funcs, kt.rules.nr_rows,
+		       s.size, kt.nr_funcs, kt.rules.nr_rows,
 		       kt.rules.nr_rules, bytes,
 		       kt.rules.nr_rows ? (double)bytes / kt.rules.nr_rows : 0,
 		       (double)bytes / s.size);

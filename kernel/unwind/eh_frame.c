@@ -4,18 +4,20 @@
  *
  * The sections are untrusted: the converter reads a copy of them through
  * bounds-checked cursors only, never recurses, allocates one working area
- * of fixed size (a small CIE cache and a fixed remember_state stack) and
- * does work proportional to the bytes present, whatever the records say.
- * It walks the FDEs through the binary search table of .eh_frame_hdr,
- * which must be sorted and describe non-overlapping ranges inside the
- * text, and runs each FDE's call frame instructions twice: once to
- * validate them, once to give the rows to the sink. The records the table
- * points at must not overlap either: their lengths together may not
+ * of fixed size (a small CIE cache, a fixed remember_state stack and room
+ * for a few rows) and does work proportional to the bytes present,
+ * whatever the records say. It walks the FDEs through the binary search
+ * table of .eh_frame_hdr, which must be sorted and describe
+ * non-overlapping ranges inside the text, and runs each FDE's call frame
+ * instructions once to validate them, holding their rows; only the rows
+ * of an FDE with more than EH_FRAME_ROWS_HELD of them (or the .plt
+ * expression) are given to the sink by a second run. The records the
+ * table points at must not overlap either: their lengths together may not
  * exceed the section, so that no byte is interpreted more than twice by
  * one conversion, whatever the table lists (a CIE, at most
  * EH_FRAME_CIE_INSNS_MAX bytes of instructions, may be parsed once per
  * FDE). It checks for a fatal signal, and reschedules, every
- * EH_FRAME_CHECK_OPS instructions or records.
+ * EH_FRAME_CHECK_OPS bytes of instructions, records or .plt rows.
  *
  * Of each row it tracks the CFA, the return address, the frame pointer
  * and the stack pointer only (the caller's stack pointer must be the
@@ -32,6 +34,7 @@
  * other kernel dependencies.
  */
 
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/sched.h>
@@ -44,8 +47,16 @@
 
 #include "eh_frame.h"
 
-/* Instructions and records interpreted between checks for a fatal signal. */
+/*
+ * Bytes of instructions, records and .plt rows between checks for a fatal
+ * signal.
+ */
 #define EH_FRAME_CHECK_OPS		4096
+/*
+ * Rows of an FDE held until its instructions are all known to be valid,
+ * to give them to the sink without a second run of the instructions.
+ */
+#define EH_FRAME_ROWS_HELD		48
 /* CIEs remembered during one conversion. */
 #define EH_FRAME_CIE_CACHE		4
 /* Longest augmentation string accepted ("zPLRSB" and a little room). */
@@ -200,6 +211,23 @@ struct eh_fde {
 	u64	range;
 };
 
+/* A row held until its FDE is known to convert (struct eh_interp). */
+struct eh_row {
+	u64				pc;
+	struct unwind_user_frame	frame;
+	u8				why;	/* EH_ROW_FRAME: @frame */
+};
+
+/* eh_row.why of a row with a frame. */
+#define EH_ROW_FRAME		0xff
+
+/* Where eh_emit() puts the rows of the current state. */
+enum eh_emit_to {
+	EH_EMIT_NONE,		/* nowhere: validation only */
+	EH_EMIT_HOLD,		/* held in eh_interp.rows */
+	EH_EMIT_SINK,		/* given to the sink */
+};
+
 /*
  * One run of instructions (of a CIE, or an FDE after its CIE). The
  * remember_state stack is the FDEs' only: a CIE may not use it.
@@ -211,23 +239,30 @@ struct eh_interp {
 	struct eh_frame_stats		*stats;
 	const struct eh_cie		*cie;
 	bool				in_cie;	/* running CIE instructions */
-	bool				emit;	/* give rows to the sink */
+	u8				emit;	/* enum eh_emit_to */
 	bool				done;	/* reached the FDE's end */
 	bool				ra_undef; /* the FDE's RA undefined */
+	bool				overflow; /* rows not all held */
+	bool				memo;	/* @memo_frame is @cur's */
 	u32				ops;	/* since the last check */
+	u32				nrows;	/* rows held */
 	u64				loc;
 	u64				end;
 	unsigned int			depth;
 	struct eh_state			cur;
 	struct eh_state			*stack;	/* EH_FRAME_REMEMBER_MAX */
+	struct eh_row			*rows;	/* EH_FRAME_ROWS_HELD */
+	/* the frame of @cur, but for its CFA offset, while @memo */
+	struct unwind_user_frame	memo_frame;
 };
 
 /* The FDE cannot be converted (not malformed): one inexpressible row. */
 #define EH_UNSUPPORTED	1
 
 /*
- * Count one instruction or record: every EH_FRAME_CHECK_OPS of them, stop
- * on a fatal signal and let others run, whatever the records say.
+ * Count one record or .plt row (eh_run() counts the bytes of
+ * instructions): every EH_FRAME_CHECK_OPS of them, stop on a fatal signal
+ * and let others run, whatever the records say.
  */
 static int eh_check(struct eh_interp *ip)
 {
@@ -248,18 +283,28 @@ static int eh_u8(struct eh_cursor *c, u8 *v)
 	return 0;
 }
 
-/* Read @n (at most 8) bytes, little endian. */
-static int eh_uint(struct eh_cursor *c, unsigned int n, u64 *v)
+/* The @n (1, 2, 4 or 8) bytes at @p, little endian. */
+static __always_inline u64 eh_le(const u8 *p, unsigned int n)
 {
-	unsigned int i;
-	u64 r = 0;
+	u64 lo = p[0];
 
+	if (n >= 2)
+		lo |= (u32)p[1] << 8;
+	if (n >= 4)
+		lo |= (u32)p[2] << 16 | (u32)p[3] << 24;
+	if (n >= 8)
+		lo |= (u64)(p[4] | (u32)p[5] << 8 | (u32)p[6] << 16 |
+			    (u32)p[7] << 24) << 32;
+	return lo;
+}
+
+/* Read @n (1, 2, 4 or 8) bytes, little endian. */
+static inline int eh_uint(struct eh_cursor *c, unsigned int n, u64 *v)
+{
 	if (n > c->end - c->pos)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
-		r |= (u64)c->buf[c->pos + i] << (8 * i);
+	*v = eh_le(c->buf + c->pos, n);
 	c->pos += n;
-	*v = r;
 	return 0;
 }
 
@@ -272,7 +317,7 @@ static int eh_skip(struct eh_cursor *c, u64 n)
 }
 
 /* ULEB128 of at most 10 bytes whose value fits in 64 bits. */
-static int eh_uleb(struct eh_cursor *c, u64 *v)
+static int eh_uleb_long(struct eh_cursor *c, u64 *v)
 {
 	unsigned int i, shift = 0;
 	u64 r = 0;
@@ -292,8 +337,18 @@ static int eh_uleb(struct eh_cursor *c, u64 *v)
 	return -EINVAL;
 }
 
+/* As eh_uleb_long(), the one-byte form (most operands) inline. */
+static __always_inline int eh_uleb(struct eh_cursor *c, u64 *v)
+{
+	if (likely(c->pos < c->end && !(c->buf[c->pos] & 0x80))) {
+		*v = c->buf[c->pos++];
+		return 0;
+	}
+	return eh_uleb_long(c, v);
+}
+
 /* SLEB128 of at most 10 bytes whose value fits in 64 bits. */
-static int eh_sleb(struct eh_cursor *c, s64 *v)
+static int eh_sleb_long(struct eh_cursor *c, s64 *v)
 {
 	unsigned int i, shift = 0;
 	u64 r = 0;
@@ -322,6 +377,19 @@ static int eh_sleb(struct eh_cursor *c, s64 *v)
 	return -EINVAL;
 }
 
+/* As eh_sleb_long(), the one-byte form inline. */
+static __always_inline int eh_sleb(struct eh_cursor *c, s64 *v)
+{
+	u8 b;
+
+	if (likely(c->pos < c->end && !(c->buf[c->pos] & 0x80))) {
+		b = c->buf[c->pos++];
+		*v = b & 0x40 ? (s64)b - 0x80 : b;
+		return 0;
+	}
+	return eh_sleb_long(c, v);
+}
+
 /* Size of an encoded pointer's value: 0 for LEB128, -1 if unknown. */
 static int eh_enc_size(u8 enc)
 {
@@ -343,30 +411,48 @@ static int eh_enc_size(u8 enc)
 	return -1;
 }
 
+/* A 4-byte signed value, sign-extended. */
+static inline int eh_sdata4(struct eh_cursor *c, u64 *v)
+{
+	if (eh_uint(c, 4, v))
+		return -EINVAL;
+	*v = (u64)(s64)(s32)(u32)*v;
+	return 0;
+}
+
 /*
  * Read the value of a pointer of encoding @enc, without applying its base
  * (what pc_range and the personality pointer need).
  */
 static int eh_enc_value(struct eh_cursor *c, u8 enc, u64 *v)
 {
-	int size = eh_enc_size(enc);
 	s64 s;
 
-	if (size < 0)
-		return -EINVAL;
-	if (!size) {
-		if ((enc & 0x0f) == DW_EH_PE_uleb128)
-			return eh_uleb(c, v);
+	switch (enc & 0x0f) {
+	case DW_EH_PE_sdata4:
+		return eh_sdata4(c, v);
+	case DW_EH_PE_udata4:
+		return eh_uint(c, 4, v);
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return eh_uint(c, 8, v);
+	case DW_EH_PE_udata2:
+		return eh_uint(c, 2, v);
+	case DW_EH_PE_sdata2:
+		if (eh_uint(c, 2, v))
+			return -EINVAL;
+		*v = (u64)(s64)(s16)(u16)*v;
+		return 0;
+	case DW_EH_PE_uleb128:
+		return eh_uleb(c, v);
+	case DW_EH_PE_sleb128:
 		if (eh_sleb(c, &s))
 			return -EINVAL;
 		*v = (u64)s;
 		return 0;
 	}
-	if (eh_uint(c, size, v))
-		return -EINVAL;
-	if ((enc & 0x08) && size < 8 && (*v & ((u64)1 << (8 * size - 1))))
-		*v |= ~(u64)0 << (8 * size);
-	return 0;
+	return -EINVAL;
 }
 
 /*
@@ -450,6 +536,7 @@ static void eh_set(struct eh_interp *ip, u64 col, u8 how, u64 reg, s64 off)
 
 	if (!r)
 		return;
+	ip->memo = false;
 	if (r == &ip->cur.ra && how == EH_UNDEF)
 		ip->ra_undef = true;
 	r->how = how;
@@ -620,6 +707,39 @@ static int eh_to_frame(const struct eh_interp *ip, const struct eh_state *st,
 	return plt ? 1 : 0;
 }
 
+/*
+ * A new frame for the current state (eh_to_frame()). Most rows change
+ * the CFA offset only: while no other part of the state changes, the
+ * frame made for a CFA on a register is @ip->memo_frame, that of the
+ * state but for that offset (eh_frame_of()).
+ */
+static int eh_frame_new(struct eh_interp *ip, struct unwind_user_frame *frame,
+			enum eh_frame_reason *why)
+{
+	int ret;
+
+	ret = eh_to_frame(ip, &ip->cur, frame, why);
+	if (!ret && !ip->cur.cfa_expr && !frame->outermost &&
+	    !frame->signal) {
+		ip->memo_frame = *frame;
+		ip->memo = true;
+	}
+	return ret;
+}
+
+/* eh_to_frame() of the current state. */
+static __always_inline int eh_frame_of(struct eh_interp *ip,
+				       struct unwind_user_frame *frame,
+				       enum eh_frame_reason *why)
+{
+	if (likely(ip->memo && eh_s32(ip->cur.cfa_off))) {
+		*frame = ip->memo_frame;
+		frame->cfa_off = ip->cur.cfa_off;
+		return 0;
+	}
+	return eh_frame_new(ip, frame, why);
+}
+
 static int eh_sink_row(struct eh_interp *ip, u64 pc,
 		       const struct unwind_user_frame *frame,
 		       enum eh_frame_reason why)
@@ -632,17 +752,39 @@ static int eh_sink_row(struct eh_interp *ip, u64 pc,
 	return ip->sink->row(ip->sink->ctx, pc, frame);
 }
 
-/* Give the row [ip->loc, @next) of the current state to the sink. */
-static int eh_emit(struct eh_interp *ip, u64 next)
+/*
+ * Hold the row from @pc of the current state, or if there is no room,
+ * or it is the .plt expression, give up holding the FDE's rows.
+ */
+static __always_inline void eh_hold(struct eh_interp *ip, u64 pc)
+{
+	enum eh_frame_reason why = EH_FRAME_BAD_CFA_EXPR;
+	struct eh_row *row;
+	int ret;
+
+	if (ip->nrows >= EH_FRAME_ROWS_HELD)
+		goto overflow;
+	row = &ip->rows[ip->nrows];
+	ret = eh_frame_of(ip, &row->frame, &why);
+	if (ret > 0)
+		goto overflow;
+	row->pc = pc;
+	row->why = ret < 0 ? why : EH_ROW_FRAME;
+	ip->nrows++;
+	return;
+overflow:
+	ip->overflow = true;
+	ip->emit = EH_EMIT_NONE;
+}
+
+/* Give the row [@pc, @next) of the current state to the sink. */
+static int eh_emit_sink(struct eh_interp *ip, u64 pc, u64 next)
 {
 	struct unwind_user_frame frame;
 	enum eh_frame_reason why = EH_FRAME_BAD_CFA_EXPR;
-	u64 pc = ip->loc;
 	int ret;
 
-	if (!ip->emit || next <= pc)
-		return 0;
-	ret = eh_to_frame(ip, &ip->cur, &frame, &why);
+	ret = eh_frame_of(ip, &frame, &why);
 	if (ret < 0)
 		return eh_sink_row(ip, pc, NULL, why);
 	if (!ret)
@@ -671,9 +813,9 @@ static int eh_emit(struct eh_interp *ip, u64 next)
 }
 
 /* Move to @loc (not before the current location), ending the row. */
-static int eh_advance(struct eh_interp *ip, u64 loc)
+static __always_inline int eh_advance(struct eh_interp *ip, u64 loc)
 {
-	int ret;
+	u64 pc = ip->loc;
 
 	if (ip->in_cie)
 		return -EINVAL;
@@ -681,33 +823,307 @@ static int eh_advance(struct eh_interp *ip, u64 loc)
 		loc = ip->end;
 		ip->done = true;
 	}
-	ret = eh_emit(ip, loc);
 	ip->loc = loc;
-	return ret;
+	if (ip->emit == EH_EMIT_NONE || loc <= pc)
+		return 0;
+	if (ip->emit == EH_EMIT_HOLD) {
+		eh_hold(ip, pc);
+		return 0;
+	}
+	return eh_emit_sink(ip, pc, loc);
 }
 
-static int eh_advance_by(struct eh_interp *ip, u64 delta)
+static __always_inline int eh_advance_by(struct eh_interp *ip, u64 delta)
 {
 	u64 caf = ip->cie->caf;
 
 	if (!caf || ip->loc >= ip->end)
 		return eh_advance(ip, ip->loc);
+	/* x86_64's code alignment factor: no division */
+	if (caf == 1)
+		return eh_advance(ip, delta > ip->end - ip->loc ? ip->end :
+				  ip->loc + delta);
 	if (delta > (ip->end - ip->loc) / caf)
 		return eh_advance(ip, ip->end);
 	return eh_advance(ip, ip->loc + delta * caf);
 }
 
-/* Skip a DWARF expression block, returning where it is. */
-static int eh_block(struct eh_cursor *c, u32 *pos, u32 *len)
+/*
+ * The operand readers of eh_run(), on a pointer @*p before @e: they
+ * advance @*p past the operand, or return false if it is malformed.
+ */
+static const u8 *eh_uleb_at(const u8 *p, const u8 *e, u64 *v)
+{
+	struct eh_cursor c = { .buf = p, .pos = 0, .end = e - p };
+
+	return eh_uleb_long(&c, v) ? NULL : p + c.pos;
+}
+
+static const u8 *eh_sleb_at(const u8 *p, const u8 *e, s64 *v)
+{
+	struct eh_cursor c = { .buf = p, .pos = 0, .end = e - p };
+
+	return eh_sleb_long(&c, v) ? NULL : p + c.pos;
+}
+
+static __always_inline bool eh_op_uleb(const u8 **p, const u8 *e, u64 *v)
+{
+	u64 t;
+
+	if (likely(*p < e && !(**p & 0x80))) {
+		*v = *(*p)++;
+		return true;
+	}
+	*p = eh_uleb_at(*p, e, &t);
+	if (!*p)
+		return false;
+	*v = t;
+	return true;
+}
+
+static __always_inline bool eh_op_sleb(const u8 **p, const u8 *e, s64 *v)
+{
+	s64 t;
+	u8 b;
+
+	if (likely(*p < e && !(**p & 0x80))) {
+		b = *(*p)++;
+		*v = b & 0x40 ? (s64)b - 0x80 : b;
+		return true;
+	}
+	*p = eh_sleb_at(*p, e, &t);
+	if (!*p)
+		return false;
+	*v = t;
+	return true;
+}
+
+/* A DWARF expression block, skipped: where it is in .eh_frame. */
+static __always_inline bool eh_op_block(const u8 **p, const u8 *e,
+					const u8 *buf, u32 *pos, u32 *len)
 {
 	u64 n;
 
-	if (eh_uleb(c, &n) || n > c->end - c->pos)
-		return -EINVAL;
-	*pos = c->pos;
+	if (!eh_op_uleb(p, e, &n) || n > (size_t)(e - *p))
+		return false;
+	*pos = *p - buf;
 	*len = n;
-	c->pos += n;
+	*p += n;
+	return true;
+}
+
+/*
+ * The instructions from *@pp that start before @lim, of those [*@pp, @e)
+ * of .eh_frame, or up to the end of the FDE: eh_run() without checks.
+ * Return as eh_run(), *@pp after the last instruction run if not negative.
+ */
+static __always_inline int eh_ops(struct eh_interp *ip, const u8 **pp,
+				  const u8 *lim, const u8 *e)
+{
+	const struct eh_cie *cie = ip->cie;
+	const u8 *buf = ip->in->eh;
+	const u8 *p = *pp;
+	struct eh_cursor c;
+	u64 reg, v, reg2;
+	u32 xpos, xlen, n;
+	struct eh_rule *r;
+	s64 s;
+	u8 op;
+	int ret;
+
+	while (p < lim) {
+		op = *p++;
+		/* The opcodes with an operand in their low 6 bits first. */
+		if (op >= DW_CFA_advance_loc) {
+			if (op < DW_CFA_offset) {
+				ret = eh_advance_by(ip, op & 0x3f);
+				goto advanced;
+			}
+			reg = op & 0x3f;
+			if (op >= DW_CFA_restore)
+				goto restore;
+			if (!eh_op_uleb(&p, e, &v))
+				return -EINVAL;
+			eh_set(ip, reg, EH_OFFSET, 0, eh_factored(v, cie->daf));
+			continue;
+		}
+
+		switch (op) {
+		case DW_CFA_nop:
+			break;
+		case DW_CFA_set_loc:
+			c.buf = buf;
+			c.addr = ip->in->eh_addr;
+			c.pos = p - buf;
+			c.end = e - buf;
+			if (eh_enc_addr(&c, cie->fde_enc, &v))
+				return -EINVAL;
+			p = buf + c.pos;
+			if (v < ip->loc)
+				return -EINVAL;
+			ret = eh_advance(ip, v);
+			goto advanced;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			n = 1 << (op - DW_CFA_advance_loc1);
+			if (n > e - p)
+				return -EINVAL;
+			v = eh_le(p, n);
+			p += n;
+			ret = eh_advance_by(ip, v);
+			goto advanced;
+		case DW_CFA_offset_extended:
+		case DW_CFA_val_offset:
+			if (!eh_op_uleb(&p, e, &reg) || !eh_op_uleb(&p, e, &v))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_offset_extended ?
+			       EH_OFFSET : EH_VAL_OFFSET, 0,
+			       eh_factored(v, cie->daf));
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset_sf:
+			if (!eh_op_uleb(&p, e, &reg) || !eh_op_sleb(&p, e, &s))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_offset_extended_sf ?
+			       EH_OFFSET : EH_VAL_OFFSET, 0,
+			       eh_mul(s, cie->daf));
+			break;
+		case DW_CFA_GNU_negative_offset_extended:
+			if (!eh_op_uleb(&p, e, &reg) || !eh_op_uleb(&p, e, &v))
+				return -EINVAL;
+			eh_set(ip, reg, EH_OFFSET, 0,
+			       -eh_factored(v, cie->daf));
+			break;
+		case DW_CFA_restore_extended:
+			if (!eh_op_uleb(&p, e, &reg))
+				return -EINVAL;
+			goto restore;
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			if (!eh_op_uleb(&p, e, &reg))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_undefined ?
+			       EH_UNDEF : EH_SAME, 0, 0);
+			break;
+		case DW_CFA_register:
+			if (!eh_op_uleb(&p, e, &reg) || !eh_op_uleb(&p, e, &reg2))
+				return -EINVAL;
+			eh_set(ip, reg, EH_REG, reg2, 0);
+			break;
+		case DW_CFA_remember_state:
+			if (ip->in_cie)
+				return -EINVAL;
+			if (ip->depth >= EH_FRAME_REMEMBER_MAX)
+				goto unsupported;
+			ip->stack[ip->depth++] = ip->cur;
+			break;
+		case DW_CFA_restore_state:
+			if (ip->in_cie || !ip->depth)
+				return -EINVAL;
+			ip->cur = ip->stack[--ip->depth];
+			ip->memo = false;
+			break;
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+			if (!eh_op_uleb(&p, e, &reg))
+				return -EINVAL;
+			if (op == DW_CFA_def_cfa) {
+				if (!eh_op_uleb(&p, e, &v))
+					return -EINVAL;
+				s = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
+			} else {
+				if (!eh_op_sleb(&p, e, &s))
+					return -EINVAL;
+				s = eh_mul(s, cie->daf);
+			}
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = false;
+			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
+			ip->memo = false;
+			ip->cur.cfa_off = s;
+			break;
+		case DW_CFA_def_cfa_register:
+			if (!eh_op_uleb(&p, e, &reg))
+				return -EINVAL;
+			/* Keeps the offset (of a register rule). */
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = false;
+			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
+			ip->memo = false;
+			break;
+		case DW_CFA_def_cfa_offset:
+			if (!eh_op_uleb(&p, e, &v))
+				return -EINVAL;
+			/* Keeps the register, and an expression rule. */
+			ip->cur.cfa_off = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			if (!eh_op_sleb(&p, e, &s))
+				return -EINVAL;
+			ip->cur.cfa_off = eh_mul(s, cie->daf);
+			break;
+		case DW_CFA_def_cfa_expression:
+			if (!eh_op_block(&p, e, buf, &xpos, &xlen))
+				return -EINVAL;
+			ip->cur.cfa_set = true;
+			ip->cur.cfa_expr = true;
+			ip->memo = false;
+			ip->cur.expr = xpos;
+			ip->cur.expr_len = xlen;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (!eh_op_uleb(&p, e, &reg) ||
+			    !eh_op_block(&p, e, buf, &xpos, &xlen))
+				return -EINVAL;
+			eh_set(ip, reg, op == DW_CFA_expression ?
+			       EH_EXPR : EH_VAL_EXPR, 0, 0);
+			break;
+		case DW_CFA_GNU_args_size:
+			/* Only matters to exception handling. */
+			if (!eh_op_uleb(&p, e, &v))
+				return -EINVAL;
+			break;
+		case DW_CFA_AARCH64_negate_ra_state:
+			/* DW_CFA_GNU_window_save elsewhere (SPARC). */
+			if (!ip->arch->lr)
+				goto unsupported;
+			ip->cur.ra_signed = !ip->cur.ra_signed;
+			ip->memo = false;
+			break;
+		default:
+			/* Unknown: its operands cannot be skipped. */
+			goto unsupported;
+		}
+		continue;
+advanced:
+		if (ret)
+			return ret;
+		if (ip->done)
+			goto out;
+		continue;
+restore:
+		if (ip->in_cie)
+			return -EINVAL;
+		r = eh_col(ip, &ip->cur, reg);
+		if (r)
+			ip->memo = false;
+		if (r == &ip->cur.ra)
+			*r = cie->init.ra;
+		else if (r == &ip->cur.fp)
+			*r = cie->init.fp;
+		else if (r == &ip->cur.sp)
+			*r = cie->init.sp;
+		else if (r == &ip->cur.csr)
+			*r = cie->init.csr;
+	}
+out:
+	*pp = p;
 	return 0;
+unsupported:
+	*pp = p;
+	return EH_UNSUPPORTED;
 }
 
 /*
@@ -717,188 +1133,23 @@ static int eh_block(struct eh_cursor *c, u32 *pos, u32 *len)
  */
 static int eh_run(struct eh_interp *ip, u32 pos, u32 end)
 {
-	const struct eh_cie *cie = ip->cie;
-	struct eh_cursor c = {
-		.buf = ip->in->eh, .addr = ip->in->eh_addr,
-		.pos = pos, .end = end,
-	};
-	u64 reg, v, reg2;
-	u32 xpos, xlen;
-	struct eh_rule *r;
-	s64 s;
-	u8 op;
+	const u8 *p = ip->in->eh + pos, *e = ip->in->eh + end, *from, *lim;
+	u32 n;
 	int ret;
 
-	while (c.pos < c.end && !ip->done) {
+	while (p < e && !ip->done) {
+		/* Checked every EH_FRAME_CHECK_OPS bytes of instructions. */
 		ret = eh_check(ip);
 		if (ret)
 			return ret;
-		if (eh_u8(&c, &op))
-			return -EINVAL;
-		ret = 0;
-		switch (op & 0xc0) {
-		case DW_CFA_advance_loc:
-			ret = eh_advance_by(ip, op & 0x3f);
-			goto next;
-		case DW_CFA_offset:
-			if (eh_uleb(&c, &v))
-				return -EINVAL;
-			eh_set(ip, op & 0x3f, EH_OFFSET, 0,
-			       eh_factored(v, cie->daf));
-			goto next;
-		case DW_CFA_restore:
-			reg = op & 0x3f;
-			goto restore;
-		}
-
-		switch (op) {
-		case DW_CFA_nop:
-			break;
-		case DW_CFA_set_loc:
-			if (eh_enc_addr(&c, cie->fde_enc, &v))
-				return -EINVAL;
-			if (v < ip->loc)
-				return -EINVAL;
-			ret = eh_advance(ip, v);
-			break;
-		case DW_CFA_advance_loc1:
-		case DW_CFA_advance_loc2:
-		case DW_CFA_advance_loc4:
-			if (eh_uint(&c, 1 << (op - DW_CFA_advance_loc1), &v))
-				return -EINVAL;
-			ret = eh_advance_by(ip, v);
-			break;
-		case DW_CFA_offset_extended:
-		case DW_CFA_val_offset:
-			if (eh_uleb(&c, &reg) || eh_uleb(&c, &v))
-				return -EINVAL;
-			eh_set(ip, reg, op == DW_CFA_offset_extended ?
-			       EH_OFFSET : EH_VAL_OFFSET, 0,
-			       eh_factored(v, cie->daf));
-			break;
-		case DW_CFA_offset_extended_sf:
-		case DW_CFA_val_offset_sf:
-			if (eh_uleb(&c, &reg) || eh_sleb(&c, &s))
-				return -EINVAL;
-			eh_set(ip, reg, op == DW_CFA_offset_extended_sf ?
-			       EH_OFFSET : EH_VAL_OFFSET, 0,
-			       eh_mul(s, cie->daf));
-			break;
-		case DW_CFA_GNU_negative_offset_extended:
-			if (eh_uleb(&c, &reg) || eh_uleb(&c, &v))
-				return -EINVAL;
-			eh_set(ip, reg, EH_OFFSET, 0,
-			       -eh_factored(v, cie->daf));
-			break;
-		case DW_CFA_restore_extended:
-			if (eh_uleb(&c, &reg))
-				return -EINVAL;
-			goto restore;
-		case DW_CFA_undefined:
-		case DW_CFA_same_value:
-			if (eh_uleb(&c, &reg))
-				return -EINVAL;
-			eh_set(ip, reg, op == DW_CFA_undefined ?
-			       EH_UNDEF : EH_SAME, 0, 0);
-			break;
-		case DW_CFA_register:
-			if (eh_uleb(&c, &reg) || eh_uleb(&c, &reg2))
-				return -EINVAL;
-			eh_set(ip, reg, EH_REG, reg2, 0);
-			break;
-		case DW_CFA_remember_state:
-			if (ip->in_cie)
-				return -EINVAL;
-			if (ip->depth >= EH_FRAME_REMEMBER_MAX)
-				return EH_UNSUPPORTED;
-			ip->stack[ip->depth++] = ip->cur;
-			break;
-		case DW_CFA_restore_state:
-			if (ip->in_cie || !ip->depth)
-				return -EINVAL;
-			ip->cur = ip->stack[--ip->depth];
-			break;
-		case DW_CFA_def_cfa:
-		case DW_CFA_def_cfa_sf:
-			if (eh_uleb(&c, &reg))
-				return -EINVAL;
-			if (op == DW_CFA_def_cfa) {
-				if (eh_uleb(&c, &v))
-					return -EINVAL;
-				s = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
-			} else {
-				if (eh_sleb(&c, &s))
-					return -EINVAL;
-				s = eh_mul(s, cie->daf);
-			}
-			ip->cur.cfa_set = true;
-			ip->cur.cfa_expr = false;
-			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
-			ip->cur.cfa_off = s;
-			break;
-		case DW_CFA_def_cfa_register:
-			if (eh_uleb(&c, &reg))
-				return -EINVAL;
-			/* Keeps the offset (of a register rule). */
-			ip->cur.cfa_set = true;
-			ip->cur.cfa_expr = false;
-			ip->cur.cfa_reg = reg > U32_MAX ? U32_MAX : reg;
-			break;
-		case DW_CFA_def_cfa_offset:
-			if (eh_uleb(&c, &v))
-				return -EINVAL;
-			/* Keeps the register, and an expression rule. */
-			ip->cur.cfa_off = v > S32_MAX ? EH_FRAME_HUGE : (s64)v;
-			break;
-		case DW_CFA_def_cfa_offset_sf:
-			if (eh_sleb(&c, &s))
-				return -EINVAL;
-			ip->cur.cfa_off = eh_mul(s, cie->daf);
-			break;
-		case DW_CFA_def_cfa_expression:
-			if (eh_block(&c, &xpos, &xlen))
-				return -EINVAL;
-			ip->cur.cfa_set = true;
-			ip->cur.cfa_expr = true;
-			ip->cur.expr = xpos;
-			ip->cur.expr_len = xlen;
-			break;
-		case DW_CFA_expression:
-		case DW_CFA_val_expression:
-			if (eh_uleb(&c, &reg) || eh_block(&c, &xpos, &xlen))
-				return -EINVAL;
-			eh_set(ip, reg, op == DW_CFA_expression ?
-			       EH_EXPR : EH_VAL_EXPR, 0, 0);
-			break;
-		case DW_CFA_GNU_args_size:
-			/* Only matters to exception handling. */
-			if (eh_uleb(&c, &v))
-				return -EINVAL;
-			break;
-		case DW_CFA_AARCH64_negate_ra_state:
-			/* DW_CFA_GNU_window_save elsewhere (SPARC). */
-			if (!ip->arch->lr)
-				return EH_UNSUPPORTED;
-			ip->cur.ra_signed = !ip->cur.ra_signed;
-			break;
-		default:
-			/* Unknown: its operands cannot be skipped. */
-			return EH_UNSUPPORTED;
-		}
-		goto next;
-restore:
-		if (ip->in_cie)
-			return -EINVAL;
-		r = eh_col(ip, &ip->cur, reg);
-		if (r == &ip->cur.ra)
-			*r = cie->init.ra;
-		else if (r == &ip->cur.fp)
-			*r = cie->init.fp;
-		else if (r == &ip->cur.sp)
-			*r = cie->init.sp;
-		else if (r == &ip->cur.csr)
-			*r = cie->init.csr;
-next:
+		from = p;
+		n = EH_FRAME_CHECK_OPS - ip->ops;
+		lim = e - p > n ? p + n : e;
+		ret = eh_ops(ip, &p, lim, e);
+		if (ret < 0)
+			return ret;
+		/* Up to the next check, whatever the last instruction's size. */
+		ip->ops += p - from < n ? p - from : n - 1;
 		if (ret)
 			return ret;
 	}
@@ -1035,9 +1286,17 @@ static int eh_parse_fde_body(const struct eh_frame_input *in,
 	};
 	u64 len;
 
-	if (eh_enc_addr(&c, cie->fde_enc, &fde->start) ||
-	    eh_enc_value(&c, cie->fde_enc & 0x0f, &fde->range))
+	/* What compilers use: pc-relative sdata4 */
+	if (cie->fde_enc == (DW_EH_PE_pcrel | DW_EH_PE_sdata4) &&
+	    c.end - c.pos >= 8) {
+		fde->start = c.addr + c.pos +
+			     (u64)(s64)(s32)(u32)eh_le(c.buf + c.pos, 4);
+		fde->range = (u64)(s64)(s32)(u32)eh_le(c.buf + c.pos + 4, 4);
+		c.pos += 8;
+	} else if (eh_enc_addr(&c, cie->fde_enc, &fde->start) ||
+		   eh_enc_value(&c, cie->fde_enc & 0x0f, &fde->range)) {
 		return -EINVAL;
+	}
 	if (cie->aug_z && (eh_uleb(&c, &len) || eh_skip(&c, len)))
 		return -EINVAL;
 	fde->insn = c.pos;
@@ -1047,6 +1306,7 @@ static int eh_parse_fde_body(const struct eh_frame_input *in,
 struct eh_cie_cache {
 	unsigned int	n;
 	unsigned int	next;
+	unsigned int	last;	/* the entry found last, if @n */
 	struct eh_cie	cie[EH_FRAME_CIE_CACHE];
 };
 
@@ -1059,12 +1319,19 @@ static int eh_get_cie(const struct eh_frame_input *in,
 	unsigned int i;
 	int ret;
 
+	/* FDEs mostly share the CIE of the FDE before them. */
+	if (cache->n && cache->cie[cache->last].off == off) {
+		*cie = &cache->cie[cache->last];
+		return 0;
+	}
 	for (i = 0; i < cache->n; i++) {
 		if (cache->cie[i].off == off) {
+			cache->last = i;
 			*cie = &cache->cie[i];
 			return 0;
 		}
 	}
+	cache->last = cache->next;
 	slot = &cache->cie[cache->next];
 	ret = eh_parse_cie(in, arch, off, slot);
 	if (ret) {
@@ -1080,48 +1347,92 @@ static int eh_get_cie(const struct eh_frame_input *in,
 	return 0;
 }
 
-/* Validate, then convert, the instructions of one FDE. */
+/* Give the rows held to the sink. */
+static int eh_flush(struct eh_interp *ip)
+{
+	const struct eh_row *row;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ip->nrows; i++) {
+		row = &ip->rows[i];
+		ret = row->why == EH_ROW_FRAME ?
+		      eh_sink_row(ip, row->pc, &row->frame, 0) :
+		      eh_sink_row(ip, row->pc, NULL, row->why);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Start a run of the FDE's instructions, its rows going to @emit. */
+static void eh_fde_start(struct eh_interp *ip, const struct eh_fde *fde,
+			 enum eh_emit_to emit)
+{
+	ip->emit = emit;
+	ip->done = false;
+	ip->overflow = false;
+	ip->nrows = 0;
+	ip->loc = fde->start;
+	ip->end = fde->start + fde->range;
+	ip->depth = 0;
+	ip->cur = ip->cie->init;
+	ip->memo = false;
+}
+
+/*
+ * Validate, then convert, the instructions of one FDE. The first run
+ * validates them, holding their first EH_FRAME_ROWS_HELD rows: only an
+ * FDE with more rows (or the .plt expression) is run a second time.
+ */
 static int eh_convert_fde(struct eh_interp *ip, const struct eh_fde *fde)
 {
 	struct unwind_user_frame frame;
-	int ret, pass;
+	bool hold;
+	int ret;
 
 	ip->ra_undef = ip->cie->init.ra.how == EH_UNDEF;
-	for (pass = 0; pass < 2; pass++) {
-		ip->emit = pass;
-		ip->done = false;
-		ip->loc = fde->start;
-		ip->end = fde->start + fde->range;
-		ip->depth = 0;
-		ip->cur = ip->cie->init;
-		if (pass && ip->cie->signal) {
-			/* Only the signal frame matters, not its rules. */
-			memset(&frame, 0, sizeof(frame));
-			frame.signal = true;
-			ip->stats->signal_fdes++;
-			return eh_sink_row(ip, fde->start, &frame, 0);
-		}
-		/*
-		 * A function that leaves its return address undefined is
-		 * where a program or thread starts (_start, clone's child):
-		 * it has no caller, also at the instructions before it says
-		 * so (arm64's _start begins with "bti c").
-		 */
-		if (pass && ip->ra_undef) {
-			memset(&frame, 0, sizeof(frame));
-			frame.outermost = true;
-			return eh_sink_row(ip, fde->start, &frame, 0);
-		}
-		ret = eh_run(ip, fde->insn, fde->end);
-		if (ret < 0)
-			return ret;
-		if (ret == EH_UNSUPPORTED)
-			return eh_sink_row(ip, fde->start, NULL,
-					   EH_FRAME_BAD_FDE);
-		if (pass)
-			return eh_advance(ip, ip->end);
+	/* Rows of neither a signal frame nor an outermost one are kept. */
+	hold = !ip->cie->signal && !ip->ra_undef;
+	eh_fde_start(ip, fde, hold ? EH_EMIT_HOLD : EH_EMIT_NONE);
+	ret = eh_run(ip, fde->insn, fde->end);
+	if (ret < 0)
+		return ret;
+	if (ret == EH_UNSUPPORTED)
+		return eh_sink_row(ip, fde->start, NULL, EH_FRAME_BAD_FDE);
+	if (ip->cie->signal) {
+		/* Only the signal frame matters, not its rules. */
+		memset(&frame, 0, sizeof(frame));
+		frame.signal = true;
+		ip->stats->signal_fdes++;
+		return eh_sink_row(ip, fde->start, &frame, 0);
 	}
-	return 0;
+	/*
+	 * A function that leaves its return address undefined is where a
+	 * program or thread starts (_start, clone's child): it has no
+	 * caller, also at the instructions before it says so (arm64's
+	 * _start begins with "bti c").
+	 */
+	if (ip->ra_undef) {
+		memset(&frame, 0, sizeof(frame));
+		frame.outermost = true;
+		return eh_sink_row(ip, fde->start, &frame, 0);
+	}
+	if (!ip->overflow) {
+		/* The rows up to the last row's, then that one. */
+		ret = eh_flush(ip);
+		if (ret)
+			return ret;
+		ip->emit = EH_EMIT_SINK;
+		return eh_advance(ip, ip->end);
+	}
+	eh_fde_start(ip, fde, EH_EMIT_SINK);
+	ret = eh_run(ip, fde->insn, fde->end);
+	if (ret < 0)
+		return ret;
+	if (ret == EH_UNSUPPORTED)
+		return eh_sink_row(ip, fde->start, NULL, EH_FRAME_BAD_FDE);
+	return eh_advance(ip, ip->end);
 }
 
 /* The working state of a conversion, too large for the stack. */
@@ -1129,6 +1440,7 @@ struct eh_work {
 	struct eh_interp	ip;
 	struct eh_state		stack[EH_FRAME_REMEMBER_MAX];
 	struct eh_cie_cache	cache;
+	struct eh_row		rows[EH_FRAME_ROWS_HELD];
 };
 
 /* The working state for @in's architecture, counting in @stats. */
@@ -1151,13 +1463,14 @@ static int eh_work_new(const struct eh_frame_input *in,
 	w->ip.arch = arch;
 	w->ip.stats = stats;
 	w->ip.stack = w->stack;
+	w->ip.rows = w->rows;
 	*wp = w;
 	return 0;
 }
 
-/* Convert the @count FDEs of the search table at @c (entries in @enc). */
+/* Convert the @count FDEs of the search table at @c (datarel sdata4). */
 static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
-			   u64 count, u8 enc)
+			   u64 count)
 {
 	const struct eh_frame_input *in = w->ip.in;
 	const struct eh_frame_sink *sink = w->ip.sink;
@@ -1174,8 +1487,7 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
 		if (ret)
 			return ret;
 		/* datarel sdata4: relative to .eh_frame_hdr */
-		if (eh_enc_value(c, enc, &loc) ||
-		    eh_enc_value(c, enc, &faddr))
+		if (eh_sdata4(c, &loc) || eh_sdata4(c, &faddr))
 			return -EINVAL;
 		loc += in->hdr_addr;
 		faddr += in->hdr_addr;
@@ -1247,8 +1559,9 @@ static int eh_convert_fdes(struct eh_work *w, struct eh_cursor *c,
  * The FDE records the table points at may not overlap: their lengths
  * together may not exceed .eh_frame's size. The work is then proportional
  * to the sections' sizes, whatever they hold; it checks for a fatal
- * signal, and reschedules, every EH_FRAME_CHECK_OPS records or
- * instructions. Allocates its working state (about 1.2 KiB) for the call: process context.
+ * signal, and reschedules, every EH_FRAME_CHECK_OPS records or bytes of
+ * instructions. Allocates its working state (about 3.7 KiB) for the call:
+ * process context.
  *
  * Return: 0 on success; -EINVAL if the sections are malformed (records
  * that overlap included) or use an
@@ -1288,7 +1601,7 @@ int eh_frame_convert(const struct eh_frame_input *in,
 	if (ret)
 		return ret;
 	w->ip.sink = sink;
-	ret = eh_convert_fdes(w, &c, count, h[3]);
+	ret = eh_convert_fdes(w, &c, count);
 	kfree(w);
 	return ret;
 }

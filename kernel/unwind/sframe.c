@@ -758,6 +758,23 @@ static int sframe_rule_index(struct sframe_build *b,
 	return 0;
 }
 
+/**
+ * sframe_build_rehash() - put the rules of a build in its hash table
+ * @b:		a build whose @hash was just replaced by a zeroed one
+ */
+void sframe_build_rehash(struct sframe_build *b)
+{
+	u32 mask = (1U << b->hash_bits) - 1;
+	u32 i, h;
+
+	for (i = 0; i < b->nr_rules; i++) {
+		h = sframe_rule_hash(&b->rules[i]) & mask;
+		while (b->hash[h])
+			h = (h + 1) & mask;
+		b->hash[h] = i + 1;
+	}
+}
+
 /*
  * Put a row at text offset @pc, with the rule @rule, in the table @b
  * builds. A row with the rule of the row before it is that row going on.
@@ -1242,8 +1259,7 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 		*block_shift = s;
 		*nr_blocks = (last >> s) + 1;
 	}
-	return ((size_t)b->nr_rows + 1 + *nr_blocks + 1 + b->nr_funcs) *
-	       sizeof(u32) +
+	return ((size_t)b->nr_rows + 1 + *nr_blocks + 1) * sizeof(u32) +
 	       (size_t)b->nr_rules * sizeof(struct unwind_user_frame) +
 	       (size_t)b->nr_rows * sizeof(u16);
 }
@@ -1282,8 +1298,7 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		       u8 block_shift)
 {
 	u32 *pc = mem, *blocks = pc + b->nr_rows + 1;
-	u32 *funcs = blocks + nr_blocks + 1;
-	struct unwind_user_frame *rules = (void *)(funcs + b->nr_funcs);
+	struct unwind_user_frame *rules = (void *)(blocks + nr_blocks + 1);
 	u16 *rule = (void *)(rules + b->nr_rules);
 	u32 i, n = 0;
 
@@ -1296,7 +1311,6 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 			rule[i] |= SFRAME_RULE_GENERAL;
 	}
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
-	memcpy(funcs, b->funcs, b->nr_funcs * sizeof(*funcs));
 	for (i = 0; i < nr_blocks; i++) {
 		while (n < b->nr_rows && pc[n] <= (u64)i << block_shift)
 			n++;
@@ -1314,14 +1328,12 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	r->text_size = min_t(u64, text_size, (u64)nr_blocks << block_shift);
 	r->nr_rows = b->nr_rows;
 	r->nr_rules = b->nr_rules;
-	r->nr_funcs = b->nr_funcs;
 	r->nr_blocks = nr_blocks;
 	r->block_shift = block_shift;
 	r->pc = pc;
 	r->rule = rule;
 	r->rules = rules;
 	r->blocks = blocks;
-	r->funcs = funcs;
 }
 
 /**
@@ -1343,37 +1355,6 @@ int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
 	if (!rule)
 		return -ENOENT;
 	*frame = *rule;
-	return 0;
-}
-
-/**
- * sframe_rules_func() - the start of the function a text offset is in
- * @r:		a table
- * @off:	offset in the table's text
- * @start:	set to the offset of the start of its function
- *
- * Context: any context, including NMI; the caller keeps @r alive.
- * Return: 0 on success, -ENOENT if no function describes @off.
- */
-int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
-		      unsigned long *start)
-{
-	struct unwind_user_frame frame;
-	u32 lo = 0, hi = r->nr_funcs;
-
-	if (sframe_rules_find(r, off, &frame))
-		return -ENOENT;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (r->funcs[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return -ENOENT;
-	*start = r->funcs[lo - 1];
 	return 0;
 }
 

@@ -181,14 +181,22 @@ static void sf_copy(struct sframe_table *tbl, struct sf_builder *b)
 	memcpy((void *)tbl->sec_start, b->buf, tbl->sec_end - tbl->sec_start);
 }
 
+/* The function starts of the build sf_validate() did last, for a test. */
+struct sf_funcs {
+	const u32	*funcs;
+	u32		nr;
+};
+
 /*
  * Validate @tbl and build its table, as the kernel does for a file's
- * section, and let sframe_find() use it. Return: the build's result.
+ * section, and let sframe_find() use it; the build's function starts go
+ * to @test->priv. Return: the build's result.
  */
 static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 {
 	struct sframe_build b = {};
 	struct sframe_rules *r;
+	struct sf_funcs *funcs;
 	u32 nr_blocks;
 	void *mem;
 	u8 shift;
@@ -208,11 +216,15 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	b.funcs = kunit_kcalloc(test, tbl->num_fdes + 1, sizeof(*b.funcs),
 				GFP_KERNEL);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, b.pc && b.rule && b.rules && b.hash &&
-			  b.funcs && r);
+			  b.funcs && r && funcs);
 	ret = sframe_table_build(tbl, &b);
 	if (ret)
 		return ret;
+	funcs->funcs = b.funcs;
+	funcs->nr = b.nr_funcs;
+	test->priv = funcs;
 	mem = kunit_kzalloc(test, sframe_rules_size(&b, &nr_blocks, &shift) + 4,
 			    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
@@ -222,17 +234,34 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	return 0;
 }
 
-/* The start of the function @ip is in, by the table of @tbl. */
-static int sf_find_func(const struct sframe_table *tbl, unsigned long ip,
-			unsigned long *start)
+/*
+ * The start of the function @ip is in, by the function starts the build
+ * of @tbl found (sf_validate()).
+ */
+static int sf_find_func(struct kunit *test, const struct sframe_table *tbl,
+			unsigned long ip, unsigned long *start)
 {
-	int ret;
+	const struct sf_funcs *f = test->priv;
+	unsigned long off = ip - tbl->text_start;
+	struct unwind_user_frame frame;
+	u32 lo = 0, hi;
 
-	if (!tbl->rules || ip < tbl->text_start)
+	if (!tbl->rules || !f || ip < tbl->text_start ||
+	    sframe_rules_find(tbl->rules, off, &frame))
 		return -ENOENT;
-	ret = sframe_rules_func(tbl->rules, ip - tbl->text_start, start);
-	*start += tbl->text_start;
-	return ret;
+	hi = f->nr;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (f->funcs[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	*start = tbl->text_start + f->funcs[lo - 1];
+	return 0;
 }
 
 /* Start address of a function at @text_addr, relative to the section. */
@@ -406,13 +435,13 @@ static void sframe_test_find(struct kunit *test, u8 version)
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_end, &f), -ENOENT);
 
 	/* The function an address belongs to. */
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x2f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x33f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x33f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x40);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x30, &start),
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x30, &start),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_end, &start), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_end, &start), -ENOENT);
 }
 
 static void sframe_test_find_v1(struct kunit *test)
@@ -715,7 +744,7 @@ static void sframe_test_v3(struct kunit *test)
 	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
 	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x2f, &start), 0);
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x2f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
 
 	/* FLEX: a plain rule first, RA at its fixed offset. */
@@ -900,6 +929,7 @@ static void sframe_test_rows(struct kunit *test)
 				   0x1c0, 0x200, 0x206, 0x210, 0x216, 0x220,
 				   0x226, 0x230, 0x236, 0x240 };
 	static const u32 funcs[] = { 0x100, 0x180, 0x200 };
+	const struct sf_funcs *fs;
 	const struct sframe_rules *r;
 	struct unwind_user_frame f;
 	struct sframe_table tbl;
@@ -925,9 +955,10 @@ static void sframe_test_rows(struct kunit *test)
 	for (i = 9; i < 15; i++)
 		KUNIT_EXPECT_EQ_MSG(test, r->rule[i], r->rule[i - 2], "row %u",
 				    i);
-	KUNIT_ASSERT_EQ(test, r->nr_funcs, ARRAY_SIZE(funcs));
-	for (i = 0; i < r->nr_funcs; i++)
-		KUNIT_EXPECT_EQ(test, r->funcs[i], funcs[i]);
+	fs = test->priv;
+	KUNIT_ASSERT_EQ(test, fs->nr, ARRAY_SIZE(funcs));
+	for (i = 0; i < fs->nr; i++)
+		KUNIT_EXPECT_EQ(test, fs->funcs[i], funcs[i]);
 
 	/* Blocks of 64 bytes: entry b counts the rows at or below b * 64. */
 	KUNIT_ASSERT_EQ(test, r->block_shift, 6);
@@ -971,10 +1002,10 @@ static void sframe_test_rows(struct kunit *test)
 		    true, 0x10000);
 	expect_rule(test, &tbl, tbl.text_start + 0x21f, false, 16, true, -8,
 		    false, 0);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x1bf,
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x1bf,
 					   &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x180);
-	KUNIT_EXPECT_EQ(test, sf_find_func(&tbl, tbl.text_start + 0x1c0,
+	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x1c0,
 					   &start), -ENOENT);
 
 	/* f1 inside f0. */

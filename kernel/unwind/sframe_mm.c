@@ -212,6 +212,7 @@ enum sframe_stat {
 	SFRAME_STAT_DISCOVERIES,
 	SFRAME_STAT_TABLES,
 	SFRAME_STAT_TABLE_BYTES,
+	SFRAME_STAT_TABLE_ROWS,
 	SFRAME_STAT_KEPT,
 	SFRAME_STAT_KEPT_BYTES,
 	SFRAME_STAT_EH_FRAME_CONVERTED,
@@ -231,6 +232,7 @@ static const char *const sframe_stat_names[SFRAME_STAT_NR] = {
 	[SFRAME_STAT_DISCOVERIES]	= "discoveries",
 	[SFRAME_STAT_TABLES]		= "tables",
 	[SFRAME_STAT_TABLE_BYTES]	= "table_bytes",
+	[SFRAME_STAT_TABLE_ROWS]	= "table_rows",
 	[SFRAME_STAT_KEPT]		= "kept",
 	[SFRAME_STAT_KEPT_BYTES]	= "kept_bytes",
 	[SFRAME_STAT_EH_FRAME_CONVERTED] = "eh_frame_converted",
@@ -390,6 +392,7 @@ static void sframe_shared_get_locked(struct sframe_shared *t)
 	sframe_stat_add(SFRAME_STAT_KEPT_BYTES, -(long)t->size);
 	sframe_stat_inc(SFRAME_STAT_TABLES);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, t->size);
+	sframe_stat_add(SFRAME_STAT_TABLE_ROWS, t->rules.nr_rows);
 }
 
 /* The table of @key in use or kept, with a reference, or NULL. */
@@ -443,6 +446,7 @@ static struct sframe_shared *sframe_shared_add(struct sframe_shared *t)
 	hash_add_rcu(sframe_tables, &t->node, sframe_key_hash(&t->key));
 	sframe_stat_inc(SFRAME_STAT_TABLES);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, t->size);
+	sframe_stat_add(SFRAME_STAT_TABLE_ROWS, t->rules.nr_rows);
 	spin_unlock(&sframe_tables_lock);
 	return t;
 }
@@ -500,6 +504,7 @@ static void sframe_shared_put(struct sframe_shared *t)
 		return;
 	sframe_stat_add(SFRAME_STAT_TABLES, -1);
 	sframe_stat_add(SFRAME_STAT_TABLE_BYTES, -(long)t->size);
+	sframe_stat_add(SFRAME_STAT_TABLE_ROWS, -(long)t->rules.nr_rows);
 	kept = READ_ONCE(sframe_keep) &&
 	       list_lru_add_obj(&sframe_kept, &t->lru);
 	if (kept) {
@@ -722,20 +727,72 @@ struct sframe_eh_src {
 #ifdef CONFIG_UNWIND_USER_EH_FRAME
 
 /*
- * A pass over .eh_frame: the first counts the room a table needs, the
- * second (@b set) puts the rows there, as text offsets from @lo. The
- * functions that the table @base gives rules, if any, are skipped.
- * The first also finds whether every row has a rule that code keeping
- * frame pointers may have (@not_fp clear: see sframe_eh_fp_kept()).
+ * The conversion of an .eh_frame into the build @b, as text offsets from
+ * @lo, but for the functions that the table @base gives rules, if any.
+ * It also finds whether every row has a rule that code keeping frame
+ * pointers may have (@not_fp clear: see sframe_eh_fp_kept()).
  */
 struct sframe_eh_pass {
 	struct sframe_build		*b;
 	const struct sframe_build	*base;
 	u64				lo;
-	u64				rows;
-	u32				funcs;
 	bool				not_fp;
 };
+
+/*
+ * Room in the build @b for two more rows (one may close a function) and,
+ * with @func, one more function: the room doubles when full, up to
+ * %SFRAME_MAX_ROWS of each, so that a conversion needs no pass to count
+ * them first. The rules' hash table grows with the room (sframe_hash_bits()).
+ */
+static int sframe_build_room(struct sframe_build *b, bool func)
+{
+	u32 max, rules;
+	u8 bits;
+	void *p;
+
+	if (func && b->nr_funcs >= b->max_funcs) {
+		max = min_t(u32, 2 * b->max_funcs, SFRAME_MAX_ROWS);
+		if (max <= b->nr_funcs)
+			return -E2BIG;
+		p = kvrealloc(b->funcs, max * sizeof(*b->funcs), SFRAME_GFP);
+		if (!p)
+			return -ENOMEM;
+		b->funcs = p;
+		b->max_funcs = max;
+	}
+	if (b->asked + 2 <= b->max_rows)
+		return 0;
+	max = min_t(u32, 2 * b->max_rows, SFRAME_MAX_ROWS);
+	/* The bound on the work: sframe_row_add() fails beyond it. */
+	if (max <= b->max_rows)
+		return 0;
+	p = kvrealloc(b->pc, max * sizeof(*b->pc), SFRAME_GFP);
+	if (!p)
+		return -ENOMEM;
+	b->pc = p;
+	p = kvrealloc(b->rule, max * sizeof(*b->rule), SFRAME_GFP);
+	if (!p)
+		return -ENOMEM;
+	b->rule = p;
+	rules = min_t(u32, max, SFRAME_RULES_MAX);
+	p = kvrealloc(b->rules, rules * sizeof(*b->rules), SFRAME_GFP);
+	if (!p)
+		return -ENOMEM;
+	b->rules = p;
+	bits = sframe_hash_bits(max);
+	if (bits != b->hash_bits) {
+		p = kvcalloc(1U << bits, sizeof(*b->hash), SFRAME_GFP);
+		if (!p)
+			return -ENOMEM;
+		kvfree(b->hash);
+		b->hash = p;
+		b->hash_bits = bits;
+		sframe_build_rehash(b);
+	}
+	b->max_rows = max;
+	return 0;
+}
 
 /*
  * May code that keeps frame pointers have the rule @f: the frame pointer
@@ -775,11 +832,8 @@ static int sframe_eh_func(void *ctx, u64 start, u64 end)
 	if (p->base && !sframe_build_no_rule(p->base, start - p->lo,
 					     end - p->lo))
 		return EH_FRAME_SKIP;
-	if (p->b)
-		return sframe_build_func(p->b, start - p->lo, end - p->lo);
-	/* A row without rule may close the gap before the function. */
-	p->funcs++;
-	return ++p->rows < SFRAME_MAX_ROWS ? 0 : -E2BIG;
+	return sframe_build_room(p->b, true) ?:
+	       sframe_build_func(p->b, start - p->lo, end - p->lo);
 }
 
 static int sframe_eh_row(void *ctx, u64 pc,
@@ -789,25 +843,29 @@ static int sframe_eh_row(void *ctx, u64 pc,
 	static const struct unwind_user_frame stop = { .outermost = true };
 	struct sframe_eh_pass *p = ctx;
 
-	if (p->b)
-		return sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
 	if (!frame || !sframe_eh_fp_kept(frame))
 		p->not_fp = true;
-	return ++p->rows < SFRAME_MAX_ROWS ? 0 : -E2BIG;
+	return sframe_build_room(p->b, false) ?:
+	       sframe_build_row(p->b, pc - p->lo, frame ?: &stop);
 }
+
+/* Rows and functions a conversion's build has room for at first. */
+#define SFRAME_EH_ROWS_FIRST		256
 
 /*
  * Convert the .eh_frame that @in describes into the build @b, which it
  * allocates, but for the functions the finished build @base gives rules,
- * if @base is set: a first pass counts the rows and functions, the second
- * puts them in the table. A table of code that keeps frame pointers is
- * marked so (see struct sframe_rules).
+ * if @base is set, in one pass: the build's room grows as rows come. A
+ * table of code that keeps frame pointers is marked so (see struct
+ * sframe_rules).
  */
 static int sframe_eh_convert(const struct eh_frame_input *in,
 			     const struct sframe_build *base,
 			     struct sframe_build *b)
 {
-	struct sframe_eh_pass pass = { .base = base, .lo = in->text_start };
+	struct sframe_eh_pass pass = {
+		.b = b, .base = base, .lo = in->text_start,
+	};
 	struct eh_frame_sink sink = {
 		.func = sframe_eh_func,
 		.row = sframe_eh_row,
@@ -816,13 +874,8 @@ static int sframe_eh_convert(const struct eh_frame_input *in,
 	struct eh_frame_stats stats;
 	int ret;
 
-	ret = eh_frame_convert(in, &sink, &stats);
-	sframe_stat_add(SFRAME_STAT_EH_FRAME_BYTES, stats.bytes);
-	if (ret)
-		return ret;
-	pass.b = b;
-	/* and the row closing the last function */
-	ret = sframe_build_alloc(b, pass.rows + 1, pass.funcs);
+	ret = sframe_build_alloc(b, SFRAME_EH_ROWS_FIRST,
+				 SFRAME_EH_ROWS_FIRST);
 	if (ret)
 		return ret;
 	ret = eh_frame_convert(in, &sink, &stats);
@@ -831,7 +884,7 @@ static int sframe_eh_convert(const struct eh_frame_input *in,
 		ret = sframe_build_end(b);
 	if (!ret)
 		sframe_stat_add(SFRAME_STAT_EH_FRAME_STOPS, stats.bad_rows);
-	if (!ret && !base && pass.funcs && !pass.not_fp) {
+	if (!ret && !base && b->nr_funcs && !pass.not_fp) {
 		b->fp_only = true;
 		sframe_stat_inc(SFRAME_STAT_EH_FRAME_FP);
 	}

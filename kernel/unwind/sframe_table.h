@@ -42,7 +42,6 @@
  *		at most @nr_blocks << @block_shift; 0 if there are no rows
  * @nr_rows:	number of rows
  * @nr_rules:	number of distinct rules
- * @nr_funcs:	number of function starts
  * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
  * @block_shift: see @blocks
  * @fp_only:	the rules are of code that keeps frame pointers (converted
@@ -59,7 +58,6 @@
  *		%SFRAME_BLOCK_SEARCH set if more than %SFRAME_ROW_SCAN rows
  *		start in the block; one more entry, @nr_rows, ends the last
  *		block
- * @funcs:	start of each function, from the text start, sorted
  *
  * The shape of the kernel's ORC tables (orc_unwind_ip[], orc_unwind[],
  * orc_lookup[]): a lookup reads kernel memory only, a bounded number of
@@ -70,7 +68,6 @@ struct sframe_rules {
 	u32				text_size;
 	u32				nr_rows;
 	u32				nr_rules;
-	u32				nr_funcs;
 	u32				nr_blocks;
 	u8				block_shift;
 	bool				fp_only;
@@ -78,7 +75,6 @@ struct sframe_rules {
 	const u16			*rule;
 	const struct unwind_user_frame	*rules;
 	const u32			*blocks;
-	const u32			*funcs;
 };
 
 /* Rows of a block of a table scanned, not searched, at most. */
@@ -297,13 +293,12 @@ int sframe_build_func(struct sframe_build *b, u32 start, u32 end);
 int sframe_build_row(struct sframe_build *b, u32 pc,
 		     const struct unwind_user_frame *frame);
 int sframe_build_end(struct sframe_build *b);
+void sframe_build_rehash(struct sframe_build *b);
 bool sframe_build_no_rule(const struct sframe_build *b, u32 start, u32 end);
 int sframe_build_merge(struct sframe_build *m, const struct sframe_build *a,
 		       const struct sframe_build *b);
 int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
 		      struct unwind_user_frame *frame);
-int sframe_rules_func(const struct sframe_rules *r, unsigned long off,
-		      unsigned long *start);
 int sframe_find(const struct sframe_table *tbl, unsigned long ip,
 		struct unwind_user_frame *frame);
 

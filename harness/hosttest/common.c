@@ -285,9 +285,24 @@ static bool slot_near(int32_t off)
  * saved words are near the CFA (one range check covers both reads).
  * Aborts: a table that breaks them is a bug of the decoder.
  */
-static void kt_check_table(const struct sframe_rules *r)
+static void kt_check_table(const struct sframe_rules *r, uint32_t nr_funcs)
 {
-	uint32_t i;
+	uint32_t i, room = r->nr_rows > nr_funcs ? r->nr_rows : nr_funcs;
+	uint64_t last = r->nr_rows ? r->pc[r->nr_rows - 1] : 0;
+
+	/*
+	 * Blocks as small as keep the index no longer than the rows or the
+	 * functions, whichever are more.
+	 */
+	if (r->nr_rows &&
+	    ((last >> r->block_shift) >= room ||
+	     (r->block_shift > SFRAME_BLOCK_MIN_SHIFT &&
+	      (last >> (r->block_shift - 1)) < room))) {
+		fprintf(stderr, "table: block shift %u for %u rows, %u functions, last row at %#llx\n",
+			r->block_shift, r->nr_rows, nr_funcs,
+			(unsigned long long)last);
+		abort();
+	}
 
 	for (i = 0; i < r->nr_blocks; i++) {
 		uint32_t n = (r->blocks[i + 1] & ~SFRAME_BLOCK_SEARCH) -
@@ -356,7 +371,7 @@ int kt_validate(struct ktable *kt)
 			sframe_rules_fill(&kt->rules, kt->rules_mem,
 					  kt->tbl.text_end - kt->tbl.text_start,
 					  &b, nr_blocks, shift);
-			kt_check_table(&kt->rules);
+			kt_check_table(&kt->rules, b.nr_funcs);
 			kt->tbl.rules = &kt->rules;
 			kt->funcs = b.funcs;
 			kt->nr_funcs = b.nr_funcs;

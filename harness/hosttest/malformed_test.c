@@ -1812,6 +1812,54 @@ next:
 		   round, nr_rows, nr_no_rule);
 }
 
+/*
+ * Functions side by side, each of one row of one rule, as .eh_frame gives
+ * a run of one-instruction functions: the build merges them into one row,
+ * and the table's block index stays as fine as the functions, so that the
+ * rows of the other functions are scanned, not searched.
+ */
+static void test_blocks_of_functions(void)
+{
+	const struct unwind_user_frame f = { .cfa_off = 8, .ra_off = -8,
+					     .ra_saved = true };
+	const struct unwind_user_frame g = { .cfa_off = 16, .ra_off = -8,
+					     .ra_saved = true };
+	const uint32_t nfill = 65536, tail = 64;
+	struct sframe_build b;
+	struct sframe_rules r;
+	uint32_t i, nr_blocks, pc = 0, searched = 0;
+	void *mem;
+	size_t size;
+	uint8_t shift;
+	int ret = 0;
+
+	merge_build_alloc(&b, nfill + 4 * tail + 2, nfill + tail);
+	for (i = 0; i < nfill && !ret; i++, pc++)
+		ret = sframe_build_func(&b, pc, pc + 1) ?:
+		      sframe_build_row(&b, pc, &f);
+	/* Then functions of four rows in 32 bytes. */
+	for (i = 0; i < tail && !ret; i++, pc += 32)
+		ret = sframe_build_func(&b, pc, pc + 32) ?:
+		      sframe_build_row(&b, pc, &f) ?:
+		      sframe_build_row(&b, pc + 1, &g) ?:
+		      sframe_build_row(&b, pc + 24, &f) ?:
+		      sframe_build_row(&b, pc + 25, &g);
+	ret = ret ?: sframe_build_end(&b);
+	size = ret ? 0 : sframe_rules_size(&b, &nr_blocks, &shift);
+	mem = size ? malloc(size) : NULL;
+	if (mem) {
+		sframe_rules_fill(&r, mem, pc, &b, nr_blocks, shift);
+		for (i = 0; i < r.nr_blocks; i++)
+			searched += !!(r.blocks[i] & SFRAME_BLOCK_SEARCH);
+	}
+	tap_result(!ret && mem && b.nr_rows < 4 * tail + 4 && !searched,
+		   "%u one-row functions of one rule, then %u of four rows: %u rows, block shift %u, %u of %u blocks searched",
+		   nfill, tail, b.nr_rows, mem ? r.block_shift : 0, searched,
+		   mem ? r.nr_blocks : 0);
+	free(mem);
+	merge_build_free(&b);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 20240602;
@@ -1895,6 +1943,7 @@ int main(int argc, char **argv)
 	test_validate_stops();
 	test_changed_after_check(seed);
 	test_merge(seed);
+	test_blocks_of_functions();
 	test_mutations(seed, mutations);
 	return tap_failures ? 1 : 0;
 }

@@ -55,6 +55,7 @@ fatal-signal-no-row-budget~\t\t    b->fres - checked >= SFRAME_VALIDATE_BATCH) {
 fatal-signal-ignored-rows~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {
 table-pcmask-once~\t\tif (fde->func_size - off <= rep)\n\t\t\tbreak;~\t\tbreak;
 table-pcmask-block-unbounded~\t\t\t\t      min(rep, fde->func_size - off));~\t\t\t\t      fde->func_size - off);
+blocks-by-rows-only~	u32 room = max(b->nr_rows, b->nr_funcs);~	u32 room = b->nr_rows;
 table-gap-row-dropped~\tif (b->nr_funcs && start > b->rows_end) {~\tif (0) {
 table-trailing-row-dropped~\t\treturn sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);~\t\treturn 0;
 table-no-rule-before-first-row~\t/* No rule until the first row: a row at @pc replaces this one. */\n\tret = sframe_row_add(b, pc, SFRAME_RULE_NONE);\n\tif (ret)\n\t\treturn ret;\n~

@@ -1240,13 +1240,17 @@ int sframe_table_validate(const struct sframe_table *tbl)
  * @nr_blocks:	set to the number of entries of its block index
  * @block_shift: set to the block shift: blocks of at least
  *		2^%SFRAME_BLOCK_MIN_SHIFT bytes of text, as small as keeps
- *		the block index no longer than the rows
+ *		the block index no longer than the rows or the functions
+ *		(neighbouring functions of one rule share a row: the text of
+ *		a million such functions has a few rows, and its other
+ *		functions keep blocks of a few rows each)
  *
  * Return: the bytes sframe_rules_fill() needs for the arrays of the table.
  */
 size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 			 u8 *block_shift)
 {
+	u32 room = max(b->nr_rows, b->nr_funcs);
 	u8 s = SFRAME_BLOCK_MIN_SHIFT;
 	u64 last;
 
@@ -1254,7 +1258,7 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 	*block_shift = s;
 	if (b->nr_rows) {
 		last = b->pc[b->nr_rows - 1];
-		while ((last >> s) >= b->nr_rows)
+		while ((last >> s) >= room)
 			s++;
 		*block_shift = s;
 		*nr_blocks = (last >> s) + 1;
@@ -1311,6 +1315,9 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 			rule[i] |= SFRAME_RULE_GENERAL;
 	}
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
+	r->csr = false;
+	for (i = 0; i < b->nr_rules; i++)
+		r->csr |= rules[i].csr != UNWIND_USER_CSR_LOST;
 	for (i = 0; i < nr_blocks; i++) {
 		while (n < b->nr_rows && pc[n] <= (u64)i << block_shift)
 			n++;

@@ -46,6 +46,8 @@
  * @block_shift: see @blocks
  * @fp_only:	the rules are of code that keeps frame pointers (converted
  *		from .eh_frame): at a call, the frame pointer walk's rule
+ * @csr:	some rule says where the callee-saved register a walk follows
+ *		is (a struct unwind_user_frame's @csr): the walk tracks it
  * @pc:		start of each row, from the text start, sorted; a row ends
  *		where the next one starts; one more entry, %U32_MAX, ends
  *		the last row
@@ -71,6 +73,7 @@ struct sframe_rules {
 	u32				nr_blocks;
 	u8				block_shift;
 	bool				fp_only;
+	bool				csr;
 	const u32			*pc;
 	const u16			*rule;
 	const struct unwind_user_frame	*rules;
@@ -103,17 +106,16 @@ struct sframe_rules {
  * or below @off.
  */
 static __always_inline u16 sframe_rows_lookup(const u32 *pc, const u32 *blocks,
-					      const u16 *rule, u8 shift,
-					      unsigned long off)
+					      const u16 *rule, u8 shift, u32 off)
 {
-	u32 lo = blocks[off >> shift], hi;
+	unsigned long lo = blocks[off >> shift], hi;
 
 	if (unlikely(lo & SFRAME_BLOCK_SEARCH)) {
 		lo &= ~SFRAME_BLOCK_SEARCH;
 		hi = blocks[(off >> shift) + 1] & ~SFRAME_BLOCK_SEARCH;
 		/* The number of rows at or below @off is in [lo, hi]. */
 		while (hi - lo > SFRAME_ROW_SCAN) {
-			u32 mid = hi - (hi - lo) / 2;
+			unsigned long mid = hi - (hi - lo) / 2;
 
 			if (pc[mid - 1] <= off)
 				lo = mid;

@@ -99,7 +99,7 @@ MUTANTS=(
 "read-without-collector@kernel/unwind/sframe_mm.c@'if (!sframe_enabled() || (!atomic_read(&sframe_collectors) &&\n\t\t\t\t  !test_bit(SFRAME_MM_COLLECTED,\n\t\t\t\t\t    &mm->sframe_flags))) {'@'if (!sframe_enabled()) {'@unwind_discovery"
 "read-with-access-event@kernel/unwind/sframe_mm.c@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n'@'\tif (pos < 0 || len > size || pos > size - len)\n\t\treturn -EIO;\n\t{ char c; loff_t p = pos; (void)kernel_read(file, &c, 1, &p); }\n'@unwind_discovery"
 "no-on-demand-discovery@kernel/unwind/sframe_mm.c@'\t\tsframe_discover(curr->mm);'@'\t\t;'@unwind_discovery"
-"no-shared-tables@kernel/unwind/sframe_mm.c@'\tt = sframe_shared_find(key);'@'\tt = NULL;'@unwind_discovery"
+"no-shared-tables@kernel/unwind/sframe_mm.c@'\tvoid *data;\n\tint ret;\n\n\tt = sframe_shared_find(key);'@'\tvoid *data;\n\tint ret;\n\n\tt = NULL;'@unwind_discovery"
 "tables-never-freed@kernel/unwind/sframe_mm.c@'if (!t || !refcount_dec_and_lock(&t->ref, &sframe_tables_lock))'@'if (1)'@unwind_discovery"
 "shared-despite-change@kernel/unwind/sframe_mm.c@'\tkey->ctime_sec = st.ctime.tv_sec;\n\tkey->ctime_nsec = st.ctime.tv_nsec;\n\tif (st.result_mask & STATX_CHANGE_COOKIE)\n\t\tkey->cookie = st.change_cookie;\n'@''@unwind_discovery"
 "read-words-fp-at-ra@kernel/unwind/user.c@'unsafe_get_user(*vb, (const unsigned long __user *)b, out_end);'@'unsafe_get_user(*vb, (const unsigned long __user *)a, out_end);'@unwind_nosframe unwind_dlopen"

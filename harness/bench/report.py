@@ -543,7 +543,7 @@ def main():
           "added by .eh_frame | added by .eh_frame, none kept |")
         p("|---|---|---|---|---|---|---|---|---|---|---|")
 
-        def med(k):
+        def exmed(k):
             v = ex.get(k)
             return statistics.median(v) if v else None
 
@@ -556,11 +556,11 @@ def main():
             return f"{num((a - b) / 1000, 1)} us ({(a / b - 1) * 100:+.1f}%)"
         for kind in ("icount", "wall"):
             for op, f in sorted({(k[1], k[2]) for k in ex if k[0] == kind}):
-                off = med((kind, op, f, "0", "0", "0"))
-                sfo = med((kind, op, f, "1", "0", "0"))
-                eho = med((kind, op, f, "1", "1", "0"))
-                sfd = med((kind, op, f, "1", "0", "1"))
-                ehd = med((kind, op, f, "1", "1", "1"))
+                off = exmed((kind, op, f, "0", "0", "0"))
+                sfo = exmed((kind, op, f, "1", "0", "0"))
+                eho = exmed((kind, op, f, "1", "1", "0"))
+                sfd = exmed((kind, op, f, "1", "0", "1"))
+                ehd = exmed((kind, op, f, "1", "1", "1"))
                 p(f"| {kind} | {op} | {f} | {us(off)} | {us(sfo)} | {us(eho)} | "
                   f"{us(sfd)} | {us(ehd)} | {added(sfo, off)} | {added(eho, sfo)} | "
                   f"{added(ehd, sfd)} |")
@@ -1035,9 +1035,23 @@ def main():
     fpb = [(d, get("icount", "fp", 64, d), get("base", "fp-base", 64, d)) for d in D]
     if any(b is not None for _, _, b in fpb):
         p(f"| frame-pointer program: series/base per frame <= 1.1 (64 chains) | depth {rl(fpb)} |")
+        def within(rs, bound):
+            vals = [a / b for _, a, b in rs if a and b]
+            if not vals:
+                return "n/a"
+            return "within" if max(vals) <= bound else "above"
         for chains, what in ((1, "repeated IPs, 1 chain"), (64, "distinct IPs, 64 chains")):
             r = [(d, get("icount", "sf", chains, d), get("base", "fp-base", chains, d)) for d in D]
-            p(f"| SFrame frame / base frame-pointer step <= 2.0 ({what}) | depth {rl(r)} |")
+            r4 = [(4, get("icount", "sf", chains, 4), get("base", "fp-base", chains, 4))]
+            p(f"| SFrame frame / base frame-pointer step <= 1.5 at depth 16-128 ({what}) | "
+              f"depth {rl(r4)} (printed), {rl(r)}: {within(r, 1.5)} |")
+        for name, what in (("fde-1000000", "SFrame"), ("eh-fde-1000000", ".eh_frame")):
+            for chains in (1, SC):
+                r = [(16, get("icount", name, chains, 16), get("base", "fp-base", 1, 16))]
+                if r[0][1] is not None:
+                    p(f"| 1,004,108-function program ({what}), {chains} chain"
+                      f"{'s' if chains > 1 else ''}: frame / base frame-pointer step <= 1.5 | "
+                      f"depth {rl(r)}: {within(r, 1.5)} |")
     else:
         for chains, what in ((1, "repeated IPs, 1 chain"), (64, "distinct IPs, 64 chains")):
             r = [(d, get("icount", "sf", chains, d), get("icount", "fp", chains, d)) for d in D]

@@ -32,6 +32,10 @@
  *	(1/0), why, waited_ms (from "mmap-start" to the kill), died_ms (from
  *	the kill to its death, or "never" after SECONDS), syscall, wchan, and
  *	the stack lines as "stack: ...".
+ *	First it pins itself and PID to one CPU: /proc/PID/stack of a task
+ *	running on another CPU is empty, and on a guest with more than one
+ *	CPU the conversion would otherwise never be seen; on PID's CPU the
+ *	poller's wake-up preempts it, and its stack can be read.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -39,6 +43,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +278,7 @@ static int do_kill(int argc, char **argv)
 	double start, marker, killed, limit;
 	const char *why = NULL;
 	int in_syscall = 0;
+	cpu_set_t one;
 	long nr;
 	pid_t pid;
 
@@ -282,6 +288,14 @@ static int do_kill(int argc, char **argv)
 	}
 	pid = strtol(argv[1], NULL, 10);
 	limit = strtod(argv[4], NULL) * 1e3;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one) ||
+	    sched_setaffinity(pid, sizeof(one), &one)) {
+		printf("in_syscall=0\nwhy=cannot pin PID %d and the poller to one CPU: %s\n",
+		       pid, strerror(errno));
+		return 1;
+	}
 	start = now_ms();
 	while (!strstr(slurp(argv[2], out, sizeof(out)), "mmap-start")) {
 		if (now_ms() - start > limit || dead(pid)) {
@@ -300,8 +314,8 @@ static int do_kill(int argc, char **argv)
 		snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
 		slurp(path, wchan, sizeof(wchan));
 		if (strstr(slurp(argv[2], out, sizeof(out)), "mmap_ms=") || dead(pid)) {
-			printf("in_syscall=0\nwhy=the mmap returned before the kill (%s)\n",
-			       strstr(out, "mmap_ms=") ?: "the process ended");
+			printf("in_syscall=0\nwhy=the mmap returned before the kill (%s) and its stack never showed the conversion\nwaited_ms=%.0f\n",
+			       strstr(out, "mmap_ms=") ?: "the process ended", now_ms() - marker);
 			return 1;
 		}
 		nr = strtol(sc, &l, 10);

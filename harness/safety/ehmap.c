@@ -277,7 +277,7 @@ static int do_kill(int argc, char **argv)
 	char path[64], out[4096], sc[256], stack[4096], wchan[128], *l;
 	double start, marker, killed, limit;
 	const char *why = NULL;
-	int in_syscall = 0;
+	int in_syscall = 0, cpu;
 	cpu_set_t one;
 	long nr;
 	pid_t pid;
@@ -288,8 +288,9 @@ static int do_kill(int argc, char **argv)
 	}
 	pid = strtol(argv[1], NULL, 10);
 	limit = strtod(argv[4], NULL) * 1e3;
+	cpu = sched_getcpu();
 	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) ||
 	    sched_setaffinity(pid, sizeof(one), &one)) {
 		printf("in_syscall=0\nwhy=cannot pin PID %d and the poller to one CPU: %s\n",

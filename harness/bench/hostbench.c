@@ -125,10 +125,9 @@ int main(int argc, char **argv)
 		qsort(tr, reps, sizeof(double), cmp_d);
 		qsort(ts, reps, sizeof(double), cmp_d);
 		/* as sframe_rules_size(), and the allocation's header */
-		tbytes = (size_t)(kt.rules.nr_rows + kt.rules.nr_blocks) *
-			 sizeof(u32) +
+		tbytes = (size_t)(kt.rules.nr_blocks + 1) * sizeof(u32) +
 			 (size_t)kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
-			 (size_t)kt.rules.nr_rows * sizeof(u16) + 128;
+			 (size_t)(2 * kt.rules.nr_rows + 1) * sizeof(u16) + 128;
 		printf("host file=%s fdes=%u bytes=%zu rows=%u rules=%u table_bytes=%zu random_ns=%.1f repeated_ns=%.1f\n",
 		       name, kt.tbl.num_fdes, s.size, kt.rules.nr_rows,
 		       kt.rules.nr_rules, tbytes, tr[reps / 2], ts[reps / 2]);

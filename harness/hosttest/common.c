@@ -278,28 +278,111 @@ static bool slot_near(int32_t off)
 	return off >= -SFRAME_SLOT_REACH && off + 8 <= SFRAME_SLOT_REACH;
 }
 
+struct kt_row {
+	uint64_t start;
+	uint16_t rule;
+};
+
+static int kt_row_cmp(const void *a, const void *b)
+{
+	const struct kt_row *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /*
- * What the walk's fast path takes for granted of every table: blocks that
- * start more than SFRAME_ROW_SCAN rows are marked to be searched (and no
- * others), and a row without SFRAME_RULE_GENERAL has a usual rule whose
- * saved words are near the CFA (one range check covers both reads).
+ * The rows a table of the build @b must have: the build's, and one at
+ * each 64 KiB window's start below the last row where none starts, with
+ * the rule of the row before it (none before the first). Sorted; returns
+ * their number, *@out to be freed.
+ */
+static uint32_t kt_expected_rows(const struct sframe_build *b,
+				 struct kt_row **out)
+{
+	uint64_t last = b->nr_rows ? b->pc[b->nr_rows - 1] : 0, w;
+	uint16_t rule = SFRAME_RULE_NONE;
+	uint32_t n = 0, i, j = 0;
+	struct kt_row *rows;
+
+	rows = calloc(b->nr_rows + (last >> 16) + 1, sizeof(*rows));
+	if (!rows)
+		abort();
+	for (i = 0; i < b->nr_rows; i++) {
+		rows[n].start = b->pc[i];
+		rows[n++].rule = b->rule[i];
+	}
+	for (w = 1ULL << 16; b->nr_rows && w <= last; w += 1ULL << 16) {
+		while (j < b->nr_rows && b->pc[j] < w)
+			rule = b->rule[j++];
+		if (j < b->nr_rows && b->pc[j] == w)
+			continue;
+		rows[n].start = w;
+		rows[n++].rule = rule;
+	}
+	qsort(rows, n, sizeof(*rows), kt_row_cmp);
+	*out = rows;
+	return n;
+}
+
+/*
+ * What the walk's fast path takes for granted of every table: its rows
+ * are the build's and the windows' (kt_expected_rows()), each kept as the
+ * low 16 bits of its start less one; blocks count the rows at or below
+ * their start, are at most a window, and those that start more than
+ * SFRAME_ROW_SCAN rows are marked to be searched (and no others); a row
+ * without SFRAME_RULE_GENERAL has a usual rule whose saved words are near
+ * the CFA (one range check covers both reads).
  * Aborts: a table that breaks them is a bug of the decoder.
  */
-static void kt_check_table(const struct sframe_rules *r, uint32_t nr_funcs)
+static void kt_check_table(const struct sframe_rules *r,
+			   const struct sframe_build *b)
 {
-	uint32_t i, room = r->nr_rows > nr_funcs ? r->nr_rows : nr_funcs;
-	uint64_t last = r->nr_rows ? r->pc[r->nr_rows - 1] : 0;
+	uint64_t last = b->nr_rows ? b->pc[b->nr_rows - 1] : 0;
+	struct kt_row *want;
+	uint32_t i, j, room, nr = kt_expected_rows(b, &want);
+
+	if (r->nr_rows != nr || r->pc[nr] != 0xffff) {
+		fprintf(stderr, "table: %u rows (end entry %#x), %u expected\n",
+			r->nr_rows, r->pc[r->nr_rows], nr);
+		abort();
+	}
+	for (i = 0; i < nr; i++) {
+		uint16_t rule = r->rule[i] == SFRAME_RULE_NONE ? r->rule[i] :
+				r->rule[i] & ~SFRAME_RULE_GENERAL;
+
+		if (r->pc[i] != (uint16_t)(want[i].start - 1) ||
+		    rule != want[i].rule) {
+			fprintf(stderr, "table: row %u at %#x rule %#x, expected start %#llx rule %#x\n",
+				i, r->pc[i], r->rule[i],
+				(unsigned long long)want[i].start, want[i].rule);
+			abort();
+		}
+	}
+	for (i = 0; i <= r->nr_blocks; i++) {
+		for (j = 0; j < nr && want[j].start <= (uint64_t)i << r->block_shift; j++)
+			;
+		if (i == r->nr_blocks)
+			j = nr;
+		if ((r->blocks[i] & ~SFRAME_BLOCK_SEARCH) != j) {
+			fprintf(stderr, "table: block %u counts %u rows, %u expected\n",
+				i, (unsigned int)(r->blocks[i] & ~SFRAME_BLOCK_SEARCH), j);
+			abort();
+		}
+	}
+	free(want);
 
 	/*
-	 * Blocks as small as keep the index no longer than the rows or the
-	 * functions, whichever are more.
+	 * Blocks as small as keep the index no longer than half the rows or
+	 * the functions, whichever are more, but at most a window.
 	 */
-	if (r->nr_rows &&
-	    ((last >> r->block_shift) >= room ||
-	     (r->block_shift > SFRAME_BLOCK_MIN_SHIFT &&
-	      (last >> (r->block_shift - 1)) < room))) {
+	room = (nr + 1) / 2 > b->nr_funcs ? (nr + 1) / 2 : b->nr_funcs;
+	if (r->block_shift > 16 ||
+	    (b->nr_rows &&
+	     (((last >> r->block_shift) >= room && r->block_shift < 16) ||
+	      (r->block_shift > SFRAME_BLOCK_MIN_SHIFT &&
+	       (last >> (r->block_shift - 1)) < room)))) {
 		fprintf(stderr, "table: block shift %u for %u rows, %u functions, last row at %#llx\n",
-			r->block_shift, r->nr_rows, nr_funcs,
+			r->block_shift, nr, b->nr_funcs,
 			(unsigned long long)last);
 		abort();
 	}
@@ -371,7 +454,7 @@ int kt_validate(struct ktable *kt)
 			sframe_rules_fill(&kt->rules, kt->rules_mem,
 					  kt->tbl.text_end - kt->tbl.text_start,
 					  &b, nr_blocks, shift);
-			kt_check_table(&kt->rules, b.nr_funcs);
+			kt_check_table(&kt->rules, &b);
 			kt->tbl.rules = &kt->rules;
 			kt->funcs = b.funcs;
 			kt->nr_funcs = b.nr_funcs;

@@ -55,7 +55,7 @@ fatal-signal-no-row-budget~\t\t    b->fres - checked >= SFRAME_VALIDATE_BATCH) {
 fatal-signal-ignored-rows~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {\n\t\t\tif (fatal_signal_pending(current))\n\t\t\t\treturn -EINTR;~\t\tif (i && !(i % SFRAME_VALIDATE_BATCH)) {
 table-pcmask-once~\t\tif (fde->func_size - off <= rep)\n\t\t\tbreak;~\t\tbreak;
 table-pcmask-block-unbounded~\t\t\t\t      min(rep, fde->func_size - off));~\t\t\t\t      fde->func_size - off);
-blocks-by-rows-only~	u32 room = max(b->nr_rows, b->nr_funcs);~	u32 room = b->nr_rows;
+blocks-by-rows-only~	u32 room = max(DIV_ROUND_UP(rows, SFRAME_BLOCK_ROWS), b->nr_funcs);~	u32 room = DIV_ROUND_UP(rows, SFRAME_BLOCK_ROWS);
 table-gap-row-dropped~\tif (b->nr_funcs && start > b->rows_end) {~\tif (0) {
 table-trailing-row-dropped~\t\treturn sframe_row_add(b, b->rows_end, SFRAME_RULE_NONE);~\t\treturn 0;
 table-no-rule-before-first-row~\t/* No rule until the first row: a row at @pc replaces this one. */\n\tret = sframe_row_add(b, pc, SFRAME_RULE_NONE);\n\tif (ret)\n\t\treturn ret;\n~
@@ -68,7 +68,10 @@ merge-second-first~\t\tif (ra != SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_r
 merge-second-funcs-all~\t\t\tif (!sframe_build_no_rule(a, f, f + 1))\n\t\t\t\tcontinue;\n~
 no-rule-row-inside~\treturn n == b->nr_rows || b->pc[n] >= end;~\treturn n == b->nr_rows || b->pc[n] >= end - end + start;
 lookup-search-lo-past~\t\t\t\tlo = mid;~\t\t\t\tlo = mid + 1;~h
-lookup-scan-exclusive~\twhile (pc[lo] <= off)~\twhile (pc[lo] < off)~h
+lookup-scan-inclusive~\twhile (pc[lo] < at)~\twhile (pc[lo] <= at)~h
+lookup-search-inclusive~\t\t\tif (pc[mid - 1] < at)~\t\t\tif (pc[mid - 1] <= at)~h
+no-window-rows~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT)~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT + 16)~h
+block-past-window~\t\twhile ((last >> s) >= room && s < SFRAME_WINDOW_SHIFT)~\t\twhile ((last >> s) >= room)
 lookup-search-skipped~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH)) {~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH & 0)) {~h
 table-search-mark-lost~\t\t\tblocks[i] |= SFRAME_BLOCK_SEARCH;~\t\t\tblocks[i] |= 0;
 table-usual-far-slots~\treturn off >= -SFRAME_SLOT_REACH &&\n\t       off <= SFRAME_SLOT_REACH - (s32)sizeof(unsigned long);~\treturn off || true;

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		/* what sframe_shared_build() allocates, header included */
-		bytes = kt.rules.nr_rows * sizeof(u32) +
+		bytes = (kt.rules.nr_rows + 1) * sizeof(u16) +
 			(kt.rules.nr_blocks + 1) * sizeof(u32) +
 			kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
 			kt.rules.nr_rows * sizeof(u16) + 128;

@@ -20,6 +20,7 @@
 #include <linux/array_size.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -639,7 +640,8 @@ u32 sframe_max_rows(const struct sframe_table *tbl)
 	u64 max = tbl->num_fres + 2ULL * tbl->num_fdes + 1 +
 		  sframe_pcmask_rows(tbl);
 
-	if (max >= SFRAME_BLOCK_SEARCH ||
+	/* With a row at each window's start. */
+	if (max + (U32_MAX >> SFRAME_WINDOW_SHIFT) >= SFRAME_BLOCK_SEARCH ||
 	    tbl->text_end - tbl->text_start > U32_MAX)
 		return 0;
 	return max;
@@ -1234,13 +1236,32 @@ int sframe_table_validate(const struct sframe_table *tbl)
 	return sframe_table_build(tbl, &b);
 }
 
+/*
+ * The rows a table of the build @b adds to its own: one at the start of
+ * each window below its last row where no row starts.
+ */
+static u32 sframe_window_rows(const struct sframe_build *b)
+{
+	u64 w = SFRAME_WINDOW;
+	u32 i, n = 0;
+
+	for (i = 0; i < b->nr_rows; i++) {
+		for (; w < b->pc[i]; w += SFRAME_WINDOW)
+			n++;
+		if (w == b->pc[i])
+			w += SFRAME_WINDOW;
+	}
+	return n;
+}
+
 /**
  * sframe_rules_size() - size of the table a build left
  * @b:		a successful sframe_table_build() with a table
  * @nr_blocks:	set to the number of entries of its block index
  * @block_shift: set to the block shift: blocks of at least
- *		2^%SFRAME_BLOCK_MIN_SHIFT bytes of text, as small as keeps
- *		the block index no longer than the rows or the functions
+ *		2^%SFRAME_BLOCK_MIN_SHIFT bytes of text, at most a window,
+ *		as small as keeps the block index no longer than a
+ *		%SFRAME_BLOCK_ROWS th of the rows, or the functions
  *		(neighbouring functions of one rule share a row: the text of
  *		a million such functions has a few rows, and its other
  *		functions keep blocks of a few rows each)
@@ -1250,7 +1271,8 @@ int sframe_table_validate(const struct sframe_table *tbl)
 size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 			 u8 *block_shift)
 {
-	u32 room = max(b->nr_rows, b->nr_funcs);
+	u32 rows = b->nr_rows + sframe_window_rows(b);
+	u32 room = max(DIV_ROUND_UP(rows, SFRAME_BLOCK_ROWS), b->nr_funcs);
 	u8 s = SFRAME_BLOCK_MIN_SHIFT;
 	u64 last;
 
@@ -1258,14 +1280,14 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 	*block_shift = s;
 	if (b->nr_rows) {
 		last = b->pc[b->nr_rows - 1];
-		while ((last >> s) >= room)
+		while ((last >> s) >= room && s < SFRAME_WINDOW_SHIFT)
 			s++;
 		*block_shift = s;
 		*nr_blocks = (last >> s) + 1;
 	}
-	return ((size_t)b->nr_rows + 1 + *nr_blocks + 1) * sizeof(u32) +
+	return ((size_t)*nr_blocks + 1) * sizeof(u32) +
 	       (size_t)b->nr_rules * sizeof(struct unwind_user_frame) +
-	       (size_t)b->nr_rows * sizeof(u16);
+	       ((size_t)rows + 1 + rows) * sizeof(u16);
 }
 
 /*
@@ -1287,6 +1309,37 @@ static bool sframe_rule_usual(const struct unwind_user_frame *frame)
 	       !frame->flags && !frame->signal;
 }
 
+/* A row's entry in a table's @rule for the build's rule index @idx. */
+static u16 sframe_rule_mark(const struct sframe_build *b, u16 idx)
+{
+	if (idx != SFRAME_RULE_NONE && !sframe_rule_usual(&b->rules[idx]))
+		idx |= SFRAME_RULE_GENERAL;
+	return idx;
+}
+
+/* A table being filled: its arrays, and the rows and blocks put so far. */
+struct sframe_fill {
+	u16	*pc;
+	u16	*rule;
+	u32	*blocks;
+	u32	nr_rows;
+	u32	nr_blocks;
+	u32	block;
+	u8	shift;
+};
+
+/*
+ * Put a row at @start with the entry @rule, after those put so far, and
+ * the blocks that start below it: they count the rows before it.
+ */
+static void sframe_fill_row(struct sframe_fill *f, u32 start, u16 rule)
+{
+	while (f->block < f->nr_blocks && ((u64)f->block << f->shift) < start)
+		f->blocks[f->block++] = f->nr_rows;
+	f->pc[f->nr_rows] = start - 1;
+	f->rule[f->nr_rows++] = rule;
+}
+
 /**
  * sframe_rules_fill() - copy the table a build left to its final place
  * @r:		the table to set up
@@ -1296,34 +1349,44 @@ static bool sframe_rule_usual(const struct unwind_user_frame *frame)
  *		ended by sframe_build_end()
  * @nr_blocks:	from sframe_rules_size()
  * @block_shift: from sframe_rules_size()
+ *
+ * The rows of the build, and one at the start of each window below the
+ * last where none starts, which goes on with the rule of the row before
+ * it.
  */
 void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		       const struct sframe_build *b, u32 nr_blocks,
 		       u8 block_shift)
 {
-	u32 *pc = mem, *blocks = pc + b->nr_rows + 1;
+	u32 *blocks = mem, rows = b->nr_rows + sframe_window_rows(b);
 	struct unwind_user_frame *rules = (void *)(blocks + nr_blocks + 1);
-	u16 *rule = (void *)(rules + b->nr_rules);
-	u32 i, n = 0;
+	struct sframe_fill f = {
+		.pc		= (void *)(rules + b->nr_rules),
+		.blocks		= blocks,
+		.nr_blocks	= nr_blocks,
+		.shift		= block_shift,
+	};
+	u16 idx = SFRAME_RULE_NONE;
+	u64 w = SFRAME_WINDOW;
+	u32 i;
 
-	memcpy(pc, b->pc, b->nr_rows * sizeof(*pc));
-	pc[b->nr_rows] = U32_MAX;
+	f.rule = f.pc + rows + 1;
 	for (i = 0; i < b->nr_rows; i++) {
-		rule[i] = b->rule[i];
-		if (rule[i] != SFRAME_RULE_NONE &&
-		    !sframe_rule_usual(&b->rules[rule[i]]))
-			rule[i] |= SFRAME_RULE_GENERAL;
+		for (; w < b->pc[i]; w += SFRAME_WINDOW)
+			sframe_fill_row(&f, w, idx);
+		if (w == b->pc[i])
+			w += SFRAME_WINDOW;
+		idx = sframe_rule_mark(b, b->rule[i]);
+		sframe_fill_row(&f, b->pc[i], idx);
 	}
+	while (f.block < nr_blocks)
+		blocks[f.block++] = rows;
+	blocks[nr_blocks] = rows;
+	f.pc[rows] = 0xffff;
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
 	r->csr = false;
 	for (i = 0; i < b->nr_rules; i++)
 		r->csr |= rules[i].csr != UNWIND_USER_CSR_LOST;
-	for (i = 0; i < nr_blocks; i++) {
-		while (n < b->nr_rows && pc[n] <= (u64)i << block_shift)
-			n++;
-		blocks[i] = n;
-	}
-	blocks[nr_blocks] = b->nr_rows;
 	/* Blocks that start too many rows to scan are searched. */
 	for (i = 0; i < nr_blocks; i++)
 		if (blocks[i + 1] - blocks[i] > SFRAME_ROW_SCAN)
@@ -1333,12 +1396,12 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	 * last block has none either, and a lookup needs no other bound.
 	 */
 	r->text_size = min_t(u64, text_size, (u64)nr_blocks << block_shift);
-	r->nr_rows = b->nr_rows;
+	r->nr_rows = rows;
 	r->nr_rules = b->nr_rules;
 	r->nr_blocks = nr_blocks;
 	r->block_shift = block_shift;
-	r->pc = pc;
-	r->rule = rule;
+	r->pc = f.pc;
+	r->rule = f.rule;
 	r->rules = rules;
 	r->blocks = blocks;
 }

@@ -945,8 +945,11 @@ static void sframe_test_rows(struct kunit *test)
 	r = tbl.rules;
 	KUNIT_ASSERT_EQ(test, r->nr_rows, ARRAY_SIZE(pcs));
 	KUNIT_EXPECT_EQ(test, r->nr_rules, 4);
+	/* Each row's start less one, in its 64 KiB window, and the end. */
 	for (i = 0; i < r->nr_rows; i++)
-		KUNIT_EXPECT_EQ_MSG(test, r->pc[i], pcs[i], "row %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->pc[i], (u16)(pcs[i] - 1), "row %u",
+				    i);
+	KUNIT_EXPECT_EQ(test, r->pc[r->nr_rows], 0xffff);
 	/* Rows without function at 0x140, 0x1c0 and 0x240. */
 	KUNIT_EXPECT_EQ(test, r->rule[3], SFRAME_RULE_NONE);
 	KUNIT_EXPECT_EQ(test, r->rule[6], SFRAME_RULE_NONE);
@@ -960,9 +963,12 @@ static void sframe_test_rows(struct kunit *test)
 	for (i = 0; i < fs->nr; i++)
 		KUNIT_EXPECT_EQ(test, fs->funcs[i], funcs[i]);
 
-	/* Blocks of 64 bytes: entry b counts the rows at or below b * 64. */
-	KUNIT_ASSERT_EQ(test, r->block_shift, 6);
-	KUNIT_ASSERT_EQ(test, r->nr_blocks, 0x240 / 64 + 1);
+	/*
+	 * Blocks of 128 bytes, fewer than half the rows: entry b counts the
+	 * rows at or below b * 128.
+	 */
+	KUNIT_ASSERT_EQ(test, r->block_shift, 7);
+	KUNIT_ASSERT_EQ(test, r->nr_blocks, 0x240 / 128 + 1);
 	for (i = 0; i < r->nr_blocks; i++) {
 		for (j = 0; j < r->nr_rows && pcs[j] <= i << r->block_shift; j++)
 			;
@@ -1014,6 +1020,65 @@ static void sframe_test_rows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), -EINVAL);
 }
 
+/*
+ * A table of rows up to twelve 64 KiB windows apart: each window below
+ * the last row starts with a row, which goes on with the rule of the row
+ * before it, and every offset has the rule of the last row at or below
+ * it, by a scan or a search of its block, whatever window that row is in.
+ * The block index would be longer than half the rows with blocks of a
+ * window, and its blocks still are no larger.
+ */
+static void sframe_test_windows(struct kunit *test)
+{
+	static const u32 pcs[] = { 0x10, 0xfff0, 0x10000, 0x10008, 0x10010,
+				   0x10018, 0x10020, 0x10028, 0x2fff0,
+				   0xf0004, 0xf0010 };
+	static const u16 rules[] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+				     SFRAME_RULE_NONE };
+	/* The starts of the windows 0x20000 to 0xf0000. */
+	const u32 nr_rows = ARRAY_SIZE(pcs) + 14;
+	struct unwind_user_frame frames[2] = {
+		{ .cfa_off = 8, .ra_off = -8, .ra_saved = true },
+		{ .cfa_off = 16, .ra_off = -8, .ra_saved = true },
+	};
+	struct sframe_build b = {
+		.pc		= (u32 *)pcs,
+		.rule		= (u16 *)rules,
+		.nr_rows	= ARRAY_SIZE(pcs),
+		.rules		= frames,
+		.nr_rules	= ARRAY_SIZE(frames),
+	};
+	const struct unwind_user_frame *want, *got;
+	struct sframe_rules *r;
+	u32 nr_blocks, off, j = 0;
+	void *mem;
+	u8 shift;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	mem = kunit_kzalloc(test, sframe_rules_size(&b, &nr_blocks, &shift),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, r && mem);
+	sframe_rules_fill(r, mem, 0x100000, &b, nr_blocks, shift);
+	KUNIT_ASSERT_EQ(test, r->nr_rows, nr_rows);
+	KUNIT_EXPECT_EQ(test, r->pc[nr_rows], 0xffff);
+	/* No block crosses a window: blocks of 64 KiB, at most. */
+	KUNIT_EXPECT_EQ(test, r->block_shift, SFRAME_WINDOW_SHIFT);
+	KUNIT_EXPECT_EQ(test, r->text_size, 0x100000);
+	KUNIT_EXPECT_TRUE(test, r->blocks[1] & SFRAME_BLOCK_SEARCH);
+
+	for (off = 0; off < r->text_size; off++) {
+		while (j < ARRAY_SIZE(pcs) && pcs[j] <= off)
+			j++;
+		want = j && rules[j - 1] != SFRAME_RULE_NONE ?
+		       &r->rules[rules[j - 1]] : NULL;
+		got = sframe_rules_lookup(r, off);
+		if (got != want)
+			KUNIT_FAIL(test, "offset %#x: rule %td, want %td", off,
+				   got ? got - r->rules : -1,
+				   want ? want - r->rules : -1);
+	}
+}
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_header),
 	KUNIT_CASE(sframe_test_find_v1),
@@ -1026,6 +1091,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_v3),
 	KUNIT_CASE(sframe_test_v3_malformed),
 	KUNIT_CASE(sframe_test_rows),
+	KUNIT_CASE(sframe_test_windows),
 	{}
 };
 

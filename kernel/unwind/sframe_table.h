@@ -36,21 +36,34 @@
 /* Text bytes per entry of a table's block index, at least. */
 #define SFRAME_BLOCK_MIN_SHIFT			4
 
+/*
+ * A table keeps the low 16 bits of its rows' starts: a lookup compares
+ * those of rows in the window of text of the offset it looks up, 64 KiB
+ * aligned, which a block of the index never crosses. Every window that
+ * some row lies above starts with a row.
+ */
+#define SFRAME_WINDOW_SHIFT			16
+#define SFRAME_WINDOW				BIT(SFRAME_WINDOW_SHIFT)
+
+/* Rows per entry of a table's block index, about, at least. */
+#define SFRAME_BLOCK_ROWS			2U
+
 /**
  * struct sframe_rules - the rules of a section, decoded: its lookup table
  * @text_size:	size of the text the rows describe, from the text start,
  *		at most @nr_blocks << @block_shift; 0 if there are no rows
- * @nr_rows:	number of rows
+ * @nr_rows:	number of rows, with those that start windows
  * @nr_rules:	number of distinct rules
  * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
- * @block_shift: see @blocks
+ * @block_shift: see @blocks; at most %SFRAME_WINDOW_SHIFT
  * @fp_only:	the rules are of code that keeps frame pointers (converted
  *		from .eh_frame): at a call, the frame pointer walk's rule
  * @csr:	some rule says where the callee-saved register a walk follows
  *		is (a struct unwind_user_frame's @csr): the walk tracks it
- * @pc:		start of each row, from the text start, sorted; a row ends
- *		where the next one starts; one more entry, %U32_MAX, ends
- *		the last row
+ * @pc:		start of each row, from the text start, less one, its low
+ *		16 bits (see %SFRAME_WINDOW_SHIFT): sorted in each window; a
+ *		row ends where the next one starts; one more entry, 0xffff,
+ *		ends the last row
  * @rule:	each row's rule: an index into @rules, marked with
  *		%SFRAME_RULE_GENERAL unless the rule is the usual one, or
  *		%SFRAME_RULE_NONE for text without a function
@@ -74,7 +87,7 @@ struct sframe_rules {
 	u8				block_shift;
 	bool				fp_only;
 	bool				csr;
-	const u32			*pc;
+	const u16			*pc;
 	const u16			*rule;
 	const struct unwind_user_frame	*rules;
 	const u32			*blocks;
@@ -101,14 +114,24 @@ struct sframe_rules {
  * the rows of the block of @off are scanned, or searched first if they
  * are too many.
  *
+ * The rows a lookup compares start above the start of the block of @off,
+ * which counts those at or below it, and at most at the next row above
+ * @off: the first row of the next window, if no row of the window of @off
+ * is above it, or the end entry. Rows of the window of @off start above
+ * the window's start: their entry in @pc is (start - 1) less the window's
+ * start, below the low 16 bits of @off exactly where they start at or
+ * below it. The first row of the next window, and the end entry, hold
+ * 0xffff, which no offset is above.
+ *
  * Context: any context, including NMI; the caller keeps the table alive.
  * Return: the row's entry in @rule, %SFRAME_RULE_NONE if no row starts at
  * or below @off.
  */
-static __always_inline u16 sframe_rows_lookup(const u32 *pc, const u32 *blocks,
+static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
 					      const u16 *rule, u8 shift, u32 off)
 {
 	unsigned long lo = blocks[off >> shift], hi;
+	u16 at = off;
 
 	if (unlikely(lo & SFRAME_BLOCK_SEARCH)) {
 		lo &= ~SFRAME_BLOCK_SEARCH;
@@ -117,7 +140,7 @@ static __always_inline u16 sframe_rows_lookup(const u32 *pc, const u32 *blocks,
 		while (hi - lo > SFRAME_ROW_SCAN) {
 			unsigned long mid = hi - (hi - lo) / 2;
 
-			if (pc[mid - 1] <= off)
+			if (pc[mid - 1] < at)
 				lo = mid;
 			else
 				hi = mid - 1;
@@ -126,9 +149,9 @@ static __always_inline u16 sframe_rows_lookup(const u32 *pc, const u32 *blocks,
 	/*
 	 * At most %SFRAME_ROW_SCAN rows from @lo on start at or below @off:
 	 * those of its block. The next one starts above it (a row of the
-	 * next block, or %U32_MAX).
+	 * next block, or the end entry).
 	 */
-	while (pc[lo] <= off)
+	while (pc[lo] < at)
 		lo++;
 	return lo ? rule[lo - 1] : SFRAME_RULE_NONE;
 }

@@ -292,9 +292,9 @@ static int kt_row_cmp(const void *a, const void *b)
 
 /*
  * The rows a table of the build @b must have: the build's, and one at
- * each 64 KiB window's start below the last row where none starts, with
- * the rule of the row before it (none before the first). Sorted; returns
- * their number, *@out to be freed.
+ * each 64 KiB window's start up to the last row where none starts, the
+ * text start included, with the rule of the row before it (none before
+ * the first). Sorted; returns their number, *@out to be freed.
  */
 static uint32_t kt_expected_rows(const struct sframe_build *b,
 				 struct kt_row **out)
@@ -311,7 +311,7 @@ static uint32_t kt_expected_rows(const struct sframe_build *b,
 		rows[n].start = b->pc[i];
 		rows[n++].rule = b->rule[i];
 	}
-	for (w = 1ULL << 16; b->nr_rows && w <= last; w += 1ULL << 16) {
+	for (w = 0; b->nr_rows && w <= last; w += 1ULL << 16) {
 		while (j < b->nr_rows && b->pc[j] < w)
 			rule = b->rule[j++];
 		if (j < b->nr_rows && b->pc[j] == w)

@@ -71,6 +71,7 @@ lookup-search-lo-past~\t\t\t\tlo = mid;~\t\t\t\tlo = mid + 1;~h
 lookup-scan-inclusive~\twhile (pc[lo] < at)~\twhile (pc[lo] <= at)~h
 lookup-search-inclusive~\t\t\tif (pc[mid - 1] < at)~\t\t\tif (pc[mid - 1] <= at)~h
 no-window-rows~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT)~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT + 16)~h
+no-row-at-start~\tu16 idx = SFRAME_RULE_NONE;\n\tu64 w = 0;~\tu16 idx = SFRAME_RULE_NONE;\n\tu64 w = SFRAME_WINDOW;
 block-past-window~\t\twhile ((last >> s) >= room && s < SFRAME_WINDOW_SHIFT)~\t\twhile ((last >> s) >= room)
 lookup-search-skipped~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH)) {~\tif (unlikely(lo & SFRAME_BLOCK_SEARCH & 0)) {~h
 table-search-mark-lost~\t\t\tblocks[i] |= SFRAME_BLOCK_SEARCH;~\t\t\tblocks[i] |= 0;

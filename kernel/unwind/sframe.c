@@ -1238,11 +1238,12 @@ int sframe_table_validate(const struct sframe_table *tbl)
 
 /*
  * The rows a table of the build @b adds to its own: one at the start of
- * each window below its last row where no row starts.
+ * each window up to its last row where no row starts, the text start
+ * included.
  */
 static u32 sframe_window_rows(const struct sframe_build *b)
 {
-	u64 w = SFRAME_WINDOW;
+	u64 w = 0;
 	u32 i, n = 0;
 
 	for (i = 0; i < b->nr_rows; i++) {
@@ -1350,9 +1351,9 @@ static void sframe_fill_row(struct sframe_fill *f, u32 start, u16 rule)
  * @nr_blocks:	from sframe_rules_size()
  * @block_shift: from sframe_rules_size()
  *
- * The rows of the build, and one at the start of each window below the
- * last where none starts, which goes on with the rule of the row before
- * it.
+ * The rows of the build, and one at the start of each window up to the
+ * last row where none starts, which goes on with the rule of the row
+ * before it (no rule at the text start).
  */
 void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		       const struct sframe_build *b, u32 nr_blocks,
@@ -1367,7 +1368,7 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 		.shift		= block_shift,
 	};
 	u16 idx = SFRAME_RULE_NONE;
-	u64 w = SFRAME_WINDOW;
+	u64 w = 0;
 	u32 i;
 
 	f.rule = f.pc + rows + 1;

@@ -925,9 +925,9 @@ static void build_rows(struct sf_builder *b, const struct sframe_table *t)
  */
 static void sframe_test_rows(struct kunit *test)
 {
-	static const u32 pcs[] = { 0x100, 0x104, 0x120, 0x140, 0x188, 0x190,
-				   0x1c0, 0x200, 0x206, 0x210, 0x216, 0x220,
-				   0x226, 0x230, 0x236, 0x240 };
+	static const u32 pcs[] = { 0, 0x100, 0x104, 0x120, 0x140, 0x188,
+				   0x190, 0x1c0, 0x200, 0x206, 0x210, 0x216,
+				   0x220, 0x226, 0x230, 0x236, 0x240 };
 	static const u32 funcs[] = { 0x100, 0x180, 0x200 };
 	const struct sf_funcs *fs;
 	const struct sframe_rules *r;
@@ -950,12 +950,13 @@ static void sframe_test_rows(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, r->pc[i], (u16)(pcs[i] - 1), "row %u",
 				    i);
 	KUNIT_EXPECT_EQ(test, r->pc[r->nr_rows], 0xffff);
-	/* Rows without function at 0x140, 0x1c0 and 0x240. */
-	KUNIT_EXPECT_EQ(test, r->rule[3], SFRAME_RULE_NONE);
-	KUNIT_EXPECT_EQ(test, r->rule[6], SFRAME_RULE_NONE);
-	KUNIT_EXPECT_EQ(test, r->rule[15], SFRAME_RULE_NONE);
+	/* Rows without function at 0 (the text start), 0x140, 0x1c0, 0x240. */
+	KUNIT_EXPECT_EQ(test, r->rule[0], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rule[4], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rule[7], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rule[16], SFRAME_RULE_NONE);
 	/* Each repetition of the PCMASK function has the same two rules. */
-	for (i = 9; i < 15; i++)
+	for (i = 10; i < 16; i++)
 		KUNIT_EXPECT_EQ_MSG(test, r->rule[i], r->rule[i - 2], "row %u",
 				    i);
 	fs = test->priv;
@@ -1035,8 +1036,8 @@ static void sframe_test_windows(struct kunit *test)
 				   0xf0004, 0xf0010 };
 	static const u16 rules[] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
 				     SFRAME_RULE_NONE };
-	/* The starts of the windows 0x20000 to 0xf0000. */
-	const u32 nr_rows = ARRAY_SIZE(pcs) + 14;
+	/* The text start, and the starts of the windows 0x20000 to 0xf0000. */
+	const u32 nr_rows = ARRAY_SIZE(pcs) + 15;
 	struct unwind_user_frame frames[2] = {
 		{ .cfa_off = 8, .ra_off = -8, .ra_saved = true },
 		{ .cfa_off = 16, .ra_off = -8, .ra_saved = true },

@@ -40,7 +40,7 @@
  * A table keeps the low 16 bits of its rows' starts: a lookup compares
  * those of rows in the window of text of the offset it looks up, 64 KiB
  * aligned, which a block of the index never crosses. Every window that
- * some row lies above starts with a row.
+ * some row lies in or above starts with a row.
  */
 #define SFRAME_WINDOW_SHIFT			16
 #define SFRAME_WINDOW				BIT(SFRAME_WINDOW_SHIFT)
@@ -52,7 +52,8 @@
  * struct sframe_rules - the rules of a section, decoded: its lookup table
  * @text_size:	size of the text the rows describe, from the text start,
  *		at most @nr_blocks << @block_shift; 0 if there are no rows
- * @nr_rows:	number of rows, with those that start windows
+ * @nr_rows:	number of rows, with those that start windows (the first
+ *		row starts at offset 0)
  * @nr_rules:	number of distinct rules
  * @nr_blocks:	number of @blocks entries, at least 1 if there are rows
  * @block_shift: see @blocks; at most %SFRAME_WINDOW_SHIFT
@@ -124,8 +125,8 @@ struct sframe_rules {
  * 0xffff, which no offset is above.
  *
  * Context: any context, including NMI; the caller keeps the table alive.
- * Return: the row's entry in @rule, %SFRAME_RULE_NONE if no row starts at
- * or below @off.
+ * Return: the entry in @rule of the last row that starts at or below @off
+ * (%SFRAME_RULE_NONE for text without a function).
  */
 static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
 					      const u16 *rule, u8 shift, u32 off)
@@ -149,11 +150,15 @@ static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
 	/*
 	 * At most %SFRAME_ROW_SCAN rows from @lo on start at or below @off:
 	 * those of its block. The next one starts above it (a row of the
-	 * next block, or the end entry).
+	 * next block, or the end entry). A row starts at offset 0, which
+	 * every block counts: @lo is at least 1.
 	 */
-	while (pc[lo] < at)
-		lo++;
-	return lo ? rule[lo - 1] : SFRAME_RULE_NONE;
+	if (pc[lo] < at) {
+		do
+			lo++;
+		while (pc[lo] < at);
+	}
+	return rule[lo - 1];
 }
 
 /**
@@ -166,8 +171,8 @@ static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
  * Inline: a walk makes one lookup per frame.
  *
  * Context: any context, including NMI; the caller keeps @r alive.
- * Return: the row's entry in @r->rule, %SFRAME_RULE_NONE if no row starts
- * at or below @off.
+ * Return: the row's entry in @r->rule (%SFRAME_RULE_NONE for text without
+ * a function).
  */
 static __always_inline u16 sframe_rules_row(const struct sframe_rules *r,
 					    unsigned long off)

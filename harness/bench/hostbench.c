@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 		/* as sframe_rules_size(), and the allocation's header */
 		tbytes = (size_t)(kt.rules.nr_blocks + 1) * sizeof(u32) +
 			 (size_t)kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
-			 (size_t)(2 * kt.rules.nr_rows + 1) * sizeof(u16) + 128;
+			 (size_t)(kt.rules.nr_rows + 1) * sizeof(struct sframe_row) + 128;
 		printf("host file=%s fdes=%u bytes=%zu rows=%u rules=%u table_bytes=%zu random_ns=%.1f repeated_ns=%.1f\n",
 		       name, kt.tbl.num_fdes, s.size, kt.rules.nr_rows,
 		       kt.rules.nr_rules, tbytes, tr[reps / 2], ts[reps / 2]);

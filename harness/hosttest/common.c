@@ -341,19 +341,19 @@ static void kt_check_table(const struct sframe_rules *r,
 	struct kt_row *want;
 	uint32_t i, j, room, nr = kt_expected_rows(b, &want);
 
-	if (r->nr_rows != nr || r->pc[nr] != 0xffff) {
+	if (r->nr_rows != nr || r->rows[nr].pc != 0xffff) {
 		fprintf(stderr, "table: %u rows (end entry %#x), %u expected\n",
-			r->nr_rows, r->pc[r->nr_rows], nr);
+			r->nr_rows, r->rows[r->nr_rows].pc, nr);
 		abort();
 	}
 	for (i = 0; i < nr; i++) {
-		uint16_t rule = r->rule[i] == SFRAME_RULE_NONE ? r->rule[i] :
-				r->rule[i] & ~SFRAME_RULE_GENERAL;
+		uint16_t rule = r->rows[i].rule == SFRAME_RULE_NONE ? r->rows[i].rule :
+				r->rows[i].rule & ~SFRAME_RULE_GENERAL;
 
-		if (r->pc[i] != (uint16_t)(want[i].start - 1) ||
+		if (r->rows[i].pc != (uint16_t)(want[i].start - 1) ||
 		    rule != want[i].rule) {
 			fprintf(stderr, "table: row %u at %#x rule %#x, expected start %#llx rule %#x\n",
-				i, r->pc[i], r->rule[i],
+				i, r->rows[i].pc, r->rows[i].rule,
 				(unsigned long long)want[i].start, want[i].rule);
 			abort();
 		}
@@ -400,13 +400,13 @@ static void kt_check_table(const struct sframe_rules *r,
 	for (i = 0; i < r->nr_rows; i++) {
 		const struct unwind_user_frame *f;
 
-		if (r->rule[i] & SFRAME_RULE_GENERAL)
+		if (r->rows[i].rule & SFRAME_RULE_GENERAL)
 			continue;
-		f = &r->rules[r->rule[i]];
+		f = &r->rules[r->rows[i].rule];
 		if (!f->ra_saved || f->flags || f->outermost || f->signal ||
 		    !slot_near(f->ra_off) || (f->fp_saved && !slot_near(f->fp_off))) {
 			fprintf(stderr, "table: row %u has rule %u marked usual: cfa %d ra %d fp %d (saved %d) flags %#x\n",
-				i, r->rule[i], f->cfa_off, f->ra_off, f->fp_off,
+				i, r->rows[i].rule, f->cfa_off, f->ra_off, f->fp_off,
 				f->fp_saved, f->flags);
 			abort();
 		}

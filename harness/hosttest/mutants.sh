@@ -68,8 +68,8 @@ merge-second-first~\t\tif (ra != SFRAME_RULE_NONE)\n\t\t\tret = sframe_row_add_r
 merge-second-funcs-all~\t\t\tif (!sframe_build_no_rule(a, f, f + 1))\n\t\t\t\tcontinue;\n~
 no-rule-row-inside~\treturn n == b->nr_rows || b->pc[n] >= end;~\treturn n == b->nr_rows || b->pc[n] >= end - end + start;
 lookup-search-lo-past~\t\t\t\tlo = mid;~\t\t\t\tlo = mid + 1;~h
-lookup-scan-inclusive~\twhile (pc[lo] < at)~\twhile (pc[lo] <= at)~h
-lookup-search-inclusive~\t\t\tif (pc[mid - 1] < at)~\t\t\tif (pc[mid - 1] <= at)~h
+lookup-scan-inclusive~\tfor (row = rows + lo; row->pc < at; row++)~\tfor (row = rows + lo; row->pc <= at; row++)~h
+lookup-search-inclusive~\t\t\tif (rows[mid - 1].pc < at)~\t\t\tif (rows[mid - 1].pc <= at)~h
 no-window-rows~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT)~#define SFRAME_WINDOW\t\t\t\tBIT(SFRAME_WINDOW_SHIFT + 16)~h
 no-row-at-start~\tu16 idx = SFRAME_RULE_NONE;\n\tu64 w = 0;~\tu16 idx = SFRAME_RULE_NONE;\n\tu64 w = SFRAME_WINDOW;
 block-past-window~\t\twhile ((last >> s) >= room && s < SFRAME_WINDOW_SHIFT)~\t\twhile ((last >> s) >= room)

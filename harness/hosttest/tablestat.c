@@ -50,10 +50,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		/* what sframe_shared_build() allocates, header included */
-		bytes = (kt.rules.nr_rows + 1) * sizeof(u16) +
+		bytes = (kt.rules.nr_rows + 1) * sizeof(struct sframe_row) +
 			(kt.rules.nr_blocks + 1) * sizeof(u32) +
-			kt.rules.nr_rules * sizeof(struct unwind_user_frame) +
-			kt.rules.nr_rows * sizeof(u16) + 128;
+			kt.rules.nr_rules * sizeof(struct unwind_user_frame) + 128;
 		(void)nr_blocks;
 		(void)shift;
 		printf("| %s | %zu | %u | %u | %u | %zu | %.2f | %.2f |\n",

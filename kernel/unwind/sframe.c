@@ -1288,7 +1288,7 @@ size_t sframe_rules_size(const struct sframe_build *b, u32 *nr_blocks,
 	}
 	return ((size_t)*nr_blocks + 1) * sizeof(u32) +
 	       (size_t)b->nr_rules * sizeof(struct unwind_user_frame) +
-	       ((size_t)rows + 1 + rows) * sizeof(u16);
+	       ((size_t)rows + 1) * sizeof(struct sframe_row);
 }
 
 /*
@@ -1320,8 +1320,7 @@ static u16 sframe_rule_mark(const struct sframe_build *b, u16 idx)
 
 /* A table being filled: its arrays, and the rows and blocks put so far. */
 struct sframe_fill {
-	u16	*pc;
-	u16	*rule;
+	struct sframe_row *rows;
 	u32	*blocks;
 	u32	nr_rows;
 	u32	nr_blocks;
@@ -1337,8 +1336,8 @@ static void sframe_fill_row(struct sframe_fill *f, u32 start, u16 rule)
 {
 	while (f->block < f->nr_blocks && ((u64)f->block << f->shift) < start)
 		f->blocks[f->block++] = f->nr_rows;
-	f->pc[f->nr_rows] = start - 1;
-	f->rule[f->nr_rows++] = rule;
+	f->rows[f->nr_rows].pc = start - 1;
+	f->rows[f->nr_rows++].rule = rule;
 }
 
 /**
@@ -1362,7 +1361,7 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	u32 *blocks = mem, rows = b->nr_rows + sframe_window_rows(b);
 	struct unwind_user_frame *rules = (void *)(blocks + nr_blocks + 1);
 	struct sframe_fill f = {
-		.pc		= (void *)(rules + b->nr_rules),
+		.rows		= (void *)(rules + b->nr_rules),
 		.blocks		= blocks,
 		.nr_blocks	= nr_blocks,
 		.shift		= block_shift,
@@ -1371,7 +1370,6 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	u64 w = 0;
 	u32 i;
 
-	f.rule = f.pc + rows + 1;
 	for (i = 0; i < b->nr_rows; i++) {
 		for (; w < b->pc[i]; w += SFRAME_WINDOW)
 			sframe_fill_row(&f, w, idx);
@@ -1383,7 +1381,8 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	while (f.block < nr_blocks)
 		blocks[f.block++] = rows;
 	blocks[nr_blocks] = rows;
-	f.pc[rows] = 0xffff;
+	f.rows[rows].pc = 0xffff;
+	f.rows[rows].rule = SFRAME_RULE_NONE;
 	memcpy(rules, b->rules, b->nr_rules * sizeof(*rules));
 	r->csr = false;
 	for (i = 0; i < b->nr_rules; i++)
@@ -1401,8 +1400,7 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	r->nr_rules = b->nr_rules;
 	r->nr_blocks = nr_blocks;
 	r->block_shift = block_shift;
-	r->pc = f.pc;
-	r->rule = f.rule;
+	r->rows = f.rows;
 	r->rules = rules;
 	r->blocks = blocks;
 }

@@ -791,7 +791,7 @@ static void sframe_test_v3(struct kunit *test)
 	/* Rows of the usual rule, and only they, are not marked general. */
 	KUNIT_ASSERT_NOT_NULL(test, tbl.rules);
 	for (i = 0; i < tbl.rules->nr_rows; i++) {
-		u16 idx = tbl.rules->rule[i];
+		u16 idx = tbl.rules->rows[i].rule;
 		const struct unwind_user_frame *rule;
 
 		if (idx == SFRAME_RULE_NONE)
@@ -936,6 +936,7 @@ static void sframe_test_rows(struct kunit *test)
 	struct sf_builder *b;
 	unsigned long ip, start;
 	u32 i, j;
+	u16 idx;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -947,18 +948,18 @@ static void sframe_test_rows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_rules, 4);
 	/* Each row's start less one, in its 64 KiB window, and the end. */
 	for (i = 0; i < r->nr_rows; i++)
-		KUNIT_EXPECT_EQ_MSG(test, r->pc[i], (u16)(pcs[i] - 1), "row %u",
-				    i);
-	KUNIT_EXPECT_EQ(test, r->pc[r->nr_rows], 0xffff);
+		KUNIT_EXPECT_EQ_MSG(test, r->rows[i].pc, (u16)(pcs[i] - 1),
+				    "row %u", i);
+	KUNIT_EXPECT_EQ(test, r->rows[r->nr_rows].pc, 0xffff);
 	/* Rows without function at 0 (the text start), 0x140, 0x1c0, 0x240. */
-	KUNIT_EXPECT_EQ(test, r->rule[0], SFRAME_RULE_NONE);
-	KUNIT_EXPECT_EQ(test, r->rule[4], SFRAME_RULE_NONE);
-	KUNIT_EXPECT_EQ(test, r->rule[7], SFRAME_RULE_NONE);
-	KUNIT_EXPECT_EQ(test, r->rule[16], SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rows[0].rule, SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rows[4].rule, SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rows[7].rule, SFRAME_RULE_NONE);
+	KUNIT_EXPECT_EQ(test, r->rows[16].rule, SFRAME_RULE_NONE);
 	/* Each repetition of the PCMASK function has the same two rules. */
 	for (i = 10; i < 16; i++)
-		KUNIT_EXPECT_EQ_MSG(test, r->rule[i], r->rule[i - 2], "row %u",
-				    i);
+		KUNIT_EXPECT_EQ_MSG(test, r->rows[i].rule, r->rows[i - 2].rule,
+				    "row %u", i);
 	fs = test->priv;
 	KUNIT_ASSERT_EQ(test, fs->nr, ARRAY_SIZE(funcs));
 	for (i = 0; i < fs->nr; i++)
@@ -994,16 +995,15 @@ static void sframe_test_rows(struct kunit *test)
 
 		for (j = 0; j < ARRAY_SIZE(pcs) && pcs[j] <= off; j++)
 			;
-		if (j && r->rule[j - 1] != SFRAME_RULE_NONE)
+		if (j && r->rows[j - 1].rule != SFRAME_RULE_NONE)
 			want = 0;
 		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &f), want,
 				    "ip %#lx", ip);
-		if (!want)
-			KUNIT_EXPECT_EQ_MSG(test,
-					    memcmp(&f, &r->rules[r->rule[j - 1] &
-								 ~SFRAME_RULE_GENERAL],
-						   sizeof(f)), 0,
-					    "ip %#lx", ip);
+		if (want)
+			continue;
+		idx = r->rows[j - 1].rule & ~SFRAME_RULE_GENERAL;
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(&f, &r->rules[idx], sizeof(f)),
+				    0, "ip %#lx", ip);
 	}
 	expect_rule(test, &tbl, tbl.text_start + 0x190, false, 32, true, -8,
 		    true, 0x10000);
@@ -1061,7 +1061,7 @@ static void sframe_test_windows(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, r && mem);
 	sframe_rules_fill(r, mem, 0x100000, &b, nr_blocks, shift);
 	KUNIT_ASSERT_EQ(test, r->nr_rows, nr_rows);
-	KUNIT_EXPECT_EQ(test, r->pc[nr_rows], 0xffff);
+	KUNIT_EXPECT_EQ(test, r->rows[nr_rows].pc, 0xffff);
 	/* No block crosses a window: blocks of 64 KiB, at most. */
 	KUNIT_EXPECT_EQ(test, r->block_shift, SFRAME_WINDOW_SHIFT);
 	KUNIT_EXPECT_EQ(test, r->text_size, 0x100000);

@@ -49,6 +49,20 @@
 #define SFRAME_BLOCK_ROWS			2U
 
 /**
+ * struct sframe_row - a row of a table: text from where it starts to where
+ * the next row starts has its rule
+ * @pc:		its start, from the text start, less one: the low 16 bits
+ *		(see %SFRAME_WINDOW_SHIFT)
+ * @rule:	its rule: an index into the table's rules, marked with
+ *		%SFRAME_RULE_GENERAL unless the rule is the usual one, or
+ *		%SFRAME_RULE_NONE for text without a function
+ */
+struct sframe_row {
+	u16	pc;
+	u16	rule;
+};
+
+/**
  * struct sframe_rules - the rules of a section, decoded: its lookup table
  * @text_size:	size of the text the rows describe, from the text start,
  *		at most @nr_blocks << @block_shift; 0 if there are no rows
@@ -61,13 +75,8 @@
  *		from .eh_frame): at a call, the frame pointer walk's rule
  * @csr:	some rule says where the callee-saved register a walk follows
  *		is (a struct unwind_user_frame's @csr): the walk tracks it
- * @pc:		start of each row, from the text start, less one, its low
- *		16 bits (see %SFRAME_WINDOW_SHIFT): sorted in each window; a
- *		row ends where the next one starts; one more entry, 0xffff,
- *		ends the last row
- * @rule:	each row's rule: an index into @rules, marked with
- *		%SFRAME_RULE_GENERAL unless the rule is the usual one, or
- *		%SFRAME_RULE_NONE for text without a function
+ * @rows:	the rows, sorted; a row ends where the next one starts; one
+ *		more, whose @pc is 0xffff, ends the last row
  * @rules:	the distinct rules
  * @blocks:	block index of the rows: entry b counts the rows that start
  *		at or below text offset b << @block_shift, with
@@ -88,8 +97,7 @@ struct sframe_rules {
 	u8				block_shift;
 	bool				fp_only;
 	bool				csr;
-	const u16			*pc;
-	const u16			*rule;
+	const struct sframe_row		*rows;
 	const struct unwind_user_frame	*rules;
 	const u32			*blocks;
 };
@@ -105,9 +113,8 @@ struct sframe_rules {
 
 /**
  * sframe_rows_lookup() - the rule of the row a text offset is in
- * @pc:		the table's @pc
+ * @rows:	the table's @rows
  * @blocks:	its @blocks
- * @rule:	its @rule
  * @shift:	its @block_shift
  * @off:	offset in the table's text, below its @text_size
  *
@@ -119,19 +126,21 @@ struct sframe_rules {
  * which counts those at or below it, and at most at the next row above
  * @off: the first row of the next window, if no row of the window of @off
  * is above it, or the end entry. Rows of the window of @off start above
- * the window's start: their entry in @pc is (start - 1) less the window's
- * start, below the low 16 bits of @off exactly where they start at or
- * below it. The first row of the next window, and the end entry, hold
+ * the window's start: their @pc is (start - 1) less the window's start,
+ * below the low 16 bits of @off exactly where they start at or below it.
+ * The @pc of the first row of the next window, and of the end entry, is
  * 0xffff, which no offset is above.
  *
  * Context: any context, including NMI; the caller keeps the table alive.
- * Return: the entry in @rule of the last row that starts at or below @off
+ * Return: the @rule of the last row that starts at or below @off
  * (%SFRAME_RULE_NONE for text without a function).
  */
-static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
-					      const u16 *rule, u8 shift, u32 off)
+static __always_inline u16 sframe_rows_lookup(const struct sframe_row *rows,
+					      const u32 *blocks, u8 shift,
+					      u32 off)
 {
 	unsigned long lo = blocks[off >> shift], hi;
+	const struct sframe_row *row;
 	u16 at = off;
 
 	if (unlikely(lo & SFRAME_BLOCK_SEARCH)) {
@@ -141,7 +150,7 @@ static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
 		while (hi - lo > SFRAME_ROW_SCAN) {
 			unsigned long mid = hi - (hi - lo) / 2;
 
-			if (pc[mid - 1] < at)
+			if (rows[mid - 1].pc < at)
 				lo = mid;
 			else
 				hi = mid - 1;
@@ -153,12 +162,9 @@ static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
 	 * next block, or the end entry). A row starts at offset 0, which
 	 * every block counts: @lo is at least 1.
 	 */
-	if (pc[lo] < at) {
-		do
-			lo++;
-		while (pc[lo] < at);
-	}
-	return rule[lo - 1];
+	for (row = rows + lo; row->pc < at; row++)
+		;
+	return row[-1].rule;
 }
 
 /**
@@ -171,13 +177,13 @@ static __always_inline u16 sframe_rows_lookup(const u16 *pc, const u32 *blocks,
  * Inline: a walk makes one lookup per frame.
  *
  * Context: any context, including NMI; the caller keeps @r alive.
- * Return: the row's entry in @r->rule (%SFRAME_RULE_NONE for text without
- * a function).
+ * Return: the row's rule (%SFRAME_RULE_NONE for text without a
+ * function).
  */
 static __always_inline u16 sframe_rules_row(const struct sframe_rules *r,
 					    unsigned long off)
 {
-	return sframe_rows_lookup(r->pc, r->blocks, r->rule, r->block_shift,
+	return sframe_rows_lookup(r->rows, r->blocks, r->block_shift,
 				  off);
 }
 

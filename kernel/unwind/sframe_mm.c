@@ -1810,7 +1810,12 @@ static bool sframe_hint_cached(u64 gen, unsigned long ip,
 	barrier();
 	if (c->gen != gen || ip - c->hint.start >= c->hint.size)
 		return false;
-	*hint = c->hint;
+	/* Field by field: not a string copy, for each sample's first lookup. */
+	hint->rules = c->hint.rules;
+	hint->base = c->hint.base;
+	hint->start = c->hint.start;
+	hint->size = c->hint.size;
+	hint->err = c->hint.err;
 	barrier();
 	return READ_ONCE(c->seq) == seq;
 }
@@ -1851,41 +1856,17 @@ static struct sframe_section *sframe_walk(struct mm_struct *mm,
 	return sec;
 }
 
-/**
- * sframe_hint_user() - find the section registered for a user address
- * @ip:		user address of the current task
- * @hint:	set to that section, or to the range around @ip that no
- *		section is registered for
- *
- * The out-of-line part of sframe_find_user(): @hint covers @ip afterwards
- * unless @ip is in no section's text (sframe_hint_lookup() then answers
- * -ENOENT all the same).
- *
- * Context: as sframe_find_user().
- * Return: 0; -ENOENT if the task has no address space (@hint is then
- * left as it was).
- * -EAGAIN if the task's text was not looked at yet.
+/*
+ * sframe_hint_user() where the task's last lookup does not answer: the
+ * registrations of @mm, of generation @gen, in its tree. Out of line, so
+ * that the lookup the cache answers takes no stack frame.
  */
-int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
+static noinline int sframe_hint_find(struct mm_struct *mm, unsigned long ip,
+				     struct sframe_hint *hint, u64 gen)
 {
-	struct mm_struct *mm = current->mm;
 	struct sframe_section *sec;
 	unsigned long first, last, end;
-	u64 gen;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
-	if (!mm)
-		return -ENOENT;
-	/*
-	 * Before the tree (pairs with sframe_gen_bump()): a change meanwhile
-	 * makes the answer stale.
-	 */
-	gen = smp_load_acquire(&mm->sframe_gen);
-	/* A gap may hold text not looked at yet: see below. */
-	if (!(READ_ONCE(mm->sframe_flags) & (BIT(SFRAME_MM_UNDISCOVERED) |
-					     BIT(SFRAME_MM_DISCOVERING))) &&
-	    sframe_hint_cached(gen, ip, hint))
-		return 0;
 	sec = sframe_walk(mm, ip, &first, &last);
 	if (!sec) {
 		/*
@@ -1921,6 +1902,42 @@ int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
 	}
 	sframe_hint_cache(gen, hint);
 	return 0;
+}
+
+/**
+ * sframe_hint_user() - find the section registered for a user address
+ * @ip:		user address of the current task
+ * @hint:	set to that section, or to the range around @ip that no
+ *		section is registered for
+ *
+ * The out-of-line part of sframe_find_user(): @hint covers @ip afterwards
+ * unless @ip is in no section's text (sframe_hint_lookup() then answers
+ * -ENOENT all the same).
+ *
+ * Context: as sframe_find_user().
+ * Return: 0; -ENOENT if the task has no address space (@hint is then
+ * left as it was).
+ * -EAGAIN if the task's text was not looked at yet.
+ */
+int sframe_hint_user(unsigned long ip, struct sframe_hint *hint)
+{
+	struct mm_struct *mm = current->mm;
+	u64 gen;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
+	if (!mm)
+		return -ENOENT;
+	/*
+	 * Before the tree (pairs with sframe_gen_bump()): a change meanwhile
+	 * makes the answer stale.
+	 */
+	gen = smp_load_acquire(&mm->sframe_gen);
+	/* A gap may hold text not looked at yet: see sframe_hint_find(). */
+	if (!(READ_ONCE(mm->sframe_flags) & (BIT(SFRAME_MM_UNDISCOVERED) |
+					     BIT(SFRAME_MM_DISCOVERING))) &&
+	    sframe_hint_cached(gen, ip, hint))
+		return 0;
+	return sframe_hint_find(mm, ip, hint, gen);
 }
 
 /**

@@ -74,7 +74,9 @@ gcc -O2 -Wall -o "$ST/safety/ehmap" "$TOP/harness/safety/ehmap.c" &&
 #
 # The walk's section hint (hint-no-range, gap-hint-no-range), the table's
 # marks of the rules the fast path may take (no-general-mark: KUnit), the fast
-# path's restore of the frame pointer (fast-fp-not-restored) and the
+# path's restore of the frame pointer (fast-fp-not-restored), its check of
+# the last return address of a run of steps (fast-last-ra-unchecked:
+# unwind_hostile's ra_kernel) and the
 # sharing of tables
 # (no-shared-tables, tables-never-freed, shared-despite-change) and the
 # tables kept after their last mapping (kept-not-reused, kept-not-shrunk,
@@ -107,7 +109,7 @@ MUTANTS=(
 "fast-fp-not-restored@kernel/unwind/user.c@'\tif (frame->fp_saved)\n\t\tunsafe_get_user(next_fp,'@'\tif (0)\n\t\tunsafe_get_user(next_fp,'@unwind_basic"
 "apply-equal-cfa@kernel/unwind/user.c@'\tif (cfa == state->sp && ((!first && !state->signal) || ra_on_stack))'@'\tif (0)'@unwind_hostile"
 "fast-no-range@kernel/unwind/user.c@'\tif (*pc - h->start >= h->size)\n\t\treturn false;\n'@''@unwind_nosframe unwind_dlopen"
-"fast-last-ra-unchecked@kernel/unwind/user.c@'\tif (!unwind_user_ra_ok(e[-1])) {'@'\tif (0) {'@unwind_basic unwind_hostile unwind_nosframe"
+"fast-last-ra-unchecked@kernel/unwind/user.c@'\tif (!unwind_user_ra_ok(e[-1])) {'@'\tif (0) {'@unwind_hostile"
 "no-general-mark@kernel/unwind/sframe.c@'\t\t\trule[i] |= SFRAME_RULE_GENERAL;'@'\t\t\t;'@unwind_v3"
 "gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_signal"
 "eh-frame-never@kernel/unwind/sframe_mm.c@'\tif (!sframe_eh_frame_enabled()) {\n\t\thave_eh = false;'@'\tif (1) {\n\t\thave_eh = false;'@unwind_eh_frame"

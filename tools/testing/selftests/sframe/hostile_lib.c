@@ -69,7 +69,9 @@ static noinline __noclone void hl_step(sig_atomic_t *stop)
  * Spin with the frame pointer register set to @fp.  HL_FP_CYCLE: to a pair
  * of words in this frame that say "the caller's frame pointer is this very
  * pair, the return address is in hl_leaf": a frame-pointer rule then
- * describes a frame that is its own caller.
+ * describes a frame that is its own caller. HL_FP_RA_KERNEL: to such a
+ * pair that says "no caller's frame pointer, the return address is
+ * HL_RA_KERNEL".
  */
 static noinline __noclone void hl_leaf(sig_atomic_t *stop, unsigned long fp)
 {
@@ -79,6 +81,9 @@ static noinline __noclone void hl_leaf(sig_atomic_t *stop, unsigned long fp)
 	if (fp == HL_FP_CYCLE) {
 		pair[0] = (unsigned long)pair;
 		pair[1] = (unsigned long)&hl_leaf + 8;
+		fp = (unsigned long)pair;
+	} else if (fp == HL_FP_RA_KERNEL) {
+		pair[1] = HL_RA_KERNEL;
 		fp = (unsigned long)pair;
 	}
 	wl_use(pair);

@@ -13,6 +13,17 @@
 
 /* hl_entry() frame pointer value: a frame that is its own caller. */
 #define HL_FP_CYCLE	1UL
+/*
+ * hl_entry() frame pointer value: a frame whose saved return address is
+ * HL_RA_KERNEL, an address in the kernel image.
+ */
+#define HL_FP_RA_KERNEL	2UL
+
+#if defined(__x86_64__)
+#define HL_RA_KERNEL	0xffffffff81000000UL
+#elif defined(__aarch64__)
+#define HL_RA_KERNEL	0xffff800080000000UL
+#endif
 
 void hl_entry(sig_atomic_t *stop, unsigned long fp);
 void hl_good_entry(sig_atomic_t *stop);

@@ -22,8 +22,8 @@
  * Valid structure, hostile rules for hl_leaf (the kernel uses the section:
  * the "good" chains are complete; every chain of a sample in hl_step, which
  * hl_leaf calls with the frame pointer register set, must stop at hl_leaf):
- *   CFA at a kernel address, at 0, below SP, at SP, and a frame that is its
- *   own caller.
+ *   CFA at a kernel address, at 0, below SP, at SP, a saved return address
+ *   in the kernel image, and a frame that is its own caller.
  *
  * Concurrency: another thread rewrites the section with garbage while
  * samples are taken (the kernel keeps the rules it validated: the good
@@ -64,14 +64,13 @@
  * image.  KERNEL_IMAGE_*: where the kernel image may be, for when
  * /proc/kallsyms does not tell.
  */
+#define KERNEL_ADDR		HL_RA_KERNEL
 #if defined(__x86_64__)
 #define USER_ADDR_END		0x800000000000UL
-#define KERNEL_ADDR		0xffffffff81000000UL
 #define KERNEL_IMAGE_START	0xffffffff80000000UL
 #define KERNEL_IMAGE_END	0xffffffffff000000UL
 #elif defined(__aarch64__)
 #define USER_ADDR_END		0x1000000000000UL
-#define KERNEL_ADDR		0xffff800080000000UL
 #define KERNEL_IMAGE_START	0xffff800000000000UL
 #define KERNEL_IMAGE_END	0xfffffc0000000000UL
 #else
@@ -1101,6 +1100,16 @@ FIXTURE_VARIANT_ADD(sampled, cfa_at_sp) {
 	.name = "cfa_at_sp", .patch = HP_RULE, .mode = "plain",
 	.rule = { .fp_base = false, .cfa = 0, .ra = -8, .fp = -16 },
 	.expect = HE_STOP, .extra = 0,
+};
+
+/*
+ * hl_leaf's saved return address is in the kernel image: the chain stops
+ * at hl_leaf, without it
+ */
+FIXTURE_VARIANT_ADD(sampled, ra_kernel) {
+	.name = "ra_kernel", .patch = HP_RULE, .mode = "plain",
+	.rule = { .fp_base = true, .cfa = 16, .ra = -8, .fp = -16 },
+	.fp = HL_FP_RA_KERNEL, .expect = HE_STOP, .extra = 0,
 };
 
 /* hl_leaf's caller is hl_leaf, with the same CFA: one repeat at most */

@@ -123,6 +123,8 @@ MUTANTS=(
 "kept-not-shrunk@kernel/unwind/sframe_mm.c@'\treturn list_lru_shrink_walk(&sframe_kept, sc, sframe_kept_isolate,\n\t\t\t\t    NULL);'@'\treturn 0;'@unwind_registry"
 "csr-not-followed@kernel/unwind/user.c@'\telse if (frame->csr == UNWIND_USER_CSR_SAVED)'@'\telse if (0)'@unwind_eh_frame"
 "gen-never-bumps@kernel/unwind/sframe_mm.c@'\tsmp_store_release(&mm->sframe_gen, gen);'@'\t(void)gen;'@unwind_registry"
+"start-hint-not-emptied@kernel/unwind/user.c@'\tstate->hint.size = 0;\n'@''@unwind_basic"
+"cache-copy-no-base@kernel/unwind/sframe_mm.c@'\thint->base = c->hint.base;\n'@''@unwind_basic"
 "cache-ignores-gen@kernel/unwind/sframe_mm.c@'\tif (c->gen != gen || ip - c->hint.start >= c->hint.size)'@'\tif (ip - c->hint.start >= c->hint.size)'@unwind_registry"
 "eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"

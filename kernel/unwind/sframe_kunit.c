@@ -1080,6 +1080,32 @@ static void sframe_test_windows(struct kunit *test)
 	}
 }
 
+/*
+ * A walk's state is set field by field, not zeroed: every field a walk
+ * reads before it writes it is set, whatever the state held before (a
+ * kernel thread's walk is refused after that).
+ */
+static void sframe_test_walk_start(struct kunit *test)
+{
+	struct unwind_user_state state;
+
+	memset(&state, 0xa5, sizeof(state));
+	KUNIT_EXPECT_EQ(test, unwind_user_start_regs(&state, NULL), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, state.done);
+	KUNIT_EXPECT_EQ(test, state.current_type, UNWIND_USER_TYPE_NONE);
+	KUNIT_EXPECT_EQ(test, state.available_types, 0U);
+	KUNIT_EXPECT_FALSE(test, state.topmost);
+	KUNIT_EXPECT_FALSE(test, state.nofault);
+	KUNIT_EXPECT_FALSE(test, state.signal);
+	KUNIT_EXPECT_FALSE(test, state.sp_low);
+	KUNIT_EXPECT_EQ(test, state.depth, 0U);
+	KUNIT_EXPECT_EQ(test, state.lr, 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, state.uret, NULL);
+	/* No section yet: the first lookup finds one. */
+	KUNIT_EXPECT_PTR_EQ(test, state.hint.rules, NULL);
+	KUNIT_EXPECT_EQ(test, state.hint.size, 0UL);
+}
+
 static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_header),
 	KUNIT_CASE(sframe_test_find_v1),
@@ -1093,6 +1119,7 @@ static struct kunit_case sframe_test_cases[] = {
 	KUNIT_CASE(sframe_test_v3_malformed),
 	KUNIT_CASE(sframe_test_rows),
 	KUNIT_CASE(sframe_test_windows),
+	KUNIT_CASE(sframe_test_walk_start),
 	{}
 };
 

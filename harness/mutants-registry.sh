@@ -67,7 +67,7 @@ gcc -O2 -Wall -o "$ST/safety/ehmap" "$TOP/harness/safety/ehmap.c" &&
 # fast path): its refusal of a frame a signal interrupted. A lookup one
 # byte early differs only at the first byte of a row: no test builds one,
 # and such a mutant survives. Nor the bound of a section's hint to the
-# text its table's rows describe (sframe_hint_user()): without it, an
+# text its table's rows describe (sframe_hint_set()): without it, an
 # address in the section's range past its last row reads the block index
 # past its end, but no test samples there (the text after a program's
 # last function is crt and .fini code), and the mutant survives.
@@ -111,7 +111,7 @@ MUTANTS=(
 "fast-no-range@kernel/unwind/user.c@'\tif (*pc - h->start >= h->size)\n\t\treturn false;\n'@''@unwind_nosframe unwind_dlopen"
 "fast-last-ra-unchecked@kernel/unwind/user.c@'\tif (!unwind_user_ra_ok(e[-1])) {'@'\tif (0) {'@unwind_hostile"
 "no-general-mark@kernel/unwind/sframe.c@'\t\t\trule[i] |= SFRAME_RULE_GENERAL;'@'\t\t\t;'@unwind_v3"
-"gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\thint->size = last - first + 1;\n\t\thint->err = -ENOENT;'@'\t\thint->size = ULONG_MAX;\n\t\thint->err = -ENOENT;'@unwind_signal"
+"gap-hint-no-range@kernel/unwind/sframe_mm.c@'\t\tsframe_hint_set(hint, NULL, 0, first, last, -ENOENT);\n'@'\t\tsframe_hint_set(hint, NULL, 0, first, last, -ENOENT);\n\t\thint->size = ULONG_MAX;\n'@unwind_signal"
 "eh-frame-never@kernel/unwind/sframe_mm.c@'\tif (!sframe_eh_frame_enabled()) {\n\t\thave_eh = false;'@'\tif (1) {\n\t\thave_eh = false;'@unwind_eh_frame"
 "static-no-eh-frame@kernel/unwind/sframe_mm.c@'\t\thave_eh = !sframe_eh_section(file, &ehdr, &src);'@'\t\thave_eh = !sframe_eh_section(file, &ehdr, &src) && 0;'@unwind_static"
 "eh-frame-no-bias@kernel/unwind/sframe_mm.c@'\t       sframe_build_func(p->b, start - p->lo, end - p->lo);'@'\t       sframe_build_func(p->b, start, end);'@unwind_eh_frame"
@@ -128,7 +128,7 @@ MUTANTS=(
 "cache-ignores-gen@kernel/unwind/sframe_mm.c@'\tif (c->gen != gen || ip - c->hint.start >= c->hint.size)'@'\tif (ip - c->hint.start >= c->hint.size)'@unwind_registry"
 "eh-fill-off@kernel/unwind/sframe_mm.c@'\tif (!ret && eh && sframe_eh_fill(eh, &b) == -EINTR)'@'\tif (0)'@unwind_eh_frame"
 "kept-list-not-allocated@kernel/unwind/sframe_mm.c@'\tt = kmem_cache_alloc_lru(sframe_shared_cache, &sframe_kept,\n\t\t\t\t GFP_KERNEL_ACCOUNT);'@'\tt = kmem_cache_alloc(sframe_shared_cache, GFP_KERNEL_ACCOUNT);'@unwind_registry"
-"vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (sframe_vdso_hint(mm, ip, first, last, hint))\n\t\t\treturn 0;\n'@''@unwind_eh_frame"
+"vdso-no-table@kernel/unwind/sframe_mm.c@'\t\tif (r) {\n\t\t\tsframe_hint_set(hint, r, base, first, last, -ENOENT);\n\t\t\treturn 0;\n\t\t}\n'@''@unwind_eh_frame"
 "defer-without-tables@kernel/unwind/user.c@'\tif (state->ws == sizeof(long) && unwind_user_has_sframe()) {'@'\tif (0) {'@perf-defer"
 "gate-global@kernel/events/core.c@'\t\t\tif (task && !perfmon_capable()) {'@'\t\t\tif (0) {'@safety-f3"
 "read-overlay-file@kernel/unwind/sframe_mm.c@'\t       get_file(vma->vm_file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@'\t       get_file(file) : NULL;\n\tmmap_read_unlock(mm);\n\tif (!file)\n\t\treturn;\n\tsframe_register'@safety-f2"

@@ -7,7 +7,7 @@
  *
  * For each ELF file's .sframe, validated and decoded into its table as the
  * kernel does: the table's rows, distinct rules and bytes, and
- * sframe_find() time per lookup for random IPs (a pool of 4096 addresses in
+ * sframe_rules_lookup() time per lookup for random IPs (a pool of 4096 addresses in
  * the text that have an FDE, visited in random order) and for one repeated
  * IP. Prints
  *   host file=NAME fdes=N bytes=B rows=R rules=U table_bytes=T
@@ -44,12 +44,15 @@ static volatile long sink;
 static double run(struct ktable *kt, const unsigned long *ips, unsigned int mask,
 		  long n)
 {
-	struct unwind_user_frame f;
+	const struct unwind_user_frame *f;
 	double t0 = now_ns();
 	long i, acc = 0;
 
-	for (i = 0; i < n; i++)
-		acc += sframe_find(&kt->tbl, ips[i & mask], &f) + f.cfa_off;
+	for (i = 0; i < n; i++) {
+		f = sframe_rules_lookup(&kt->rules,
+					ips[i & mask] - kt->tbl.text_start);
+		acc += f ? f->cfa_off : -1;
+	}
 	sink = acc;
 	return (now_ns() - t0) / n;
 }
@@ -103,12 +106,11 @@ int main(int argc, char **argv)
 		hostshim_set_atomic(true);
 		rng_seed(&rng, 42);
 		while (got < POOL && tries < 100L * POOL) {
-			struct unwind_user_frame f;
 			unsigned long ip = kt_host(&kt, s.text_lo +
 						   rng_below(&rng, s.text_hi - s.text_lo));
 
 			tries++;
-			if (!sframe_find(&kt.tbl, ip, &f))
+			if (sframe_rules_lookup(&kt.rules, ip - kt.tbl.text_start))
 				pool[got++] = ip;
 		}
 		if (got < POOL) {

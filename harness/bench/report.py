@@ -1010,7 +1010,7 @@ def main():
     p("kernel/unwind/sframe.c built for the host with the harness/hosttest shims "
       "(-O2, no sanitizers): each benchmark program's .sframe validated and "
       "decoded into the table the kernel builds (its rows, distinct rules and "
-      "bytes, as the kernel allocates them), and sframe_find() in that table: "
+      "bytes, as the kernel allocates them), and sframe_rules_lookup() in that table: "
       "random IPs (4,096 addresses with an FDE, random order) and one repeated "
       f"IP; median ns per lookup. Host: {meta.get('host', '')}.")
     p("")

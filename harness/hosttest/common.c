@@ -268,7 +268,6 @@ static void kt_drop_validation(struct ktable *kt)
 	kt->funcs = NULL;
 	kt->nr_funcs = 0;
 	kt->built = false;
-	kt->tbl.rules = NULL;
 	memset(&kt->rules, 0, sizeof(kt->rules));
 }
 
@@ -455,7 +454,6 @@ int kt_validate(struct ktable *kt)
 					  kt->tbl.text_end - kt->tbl.text_start,
 					  &b, nr_blocks, shift);
 			kt_check_table(&kt->rules, &b);
-			kt->tbl.rules = &kt->rules;
 			kt->funcs = b.funcs;
 			kt->nr_funcs = b.nr_funcs;
 			b.funcs = NULL;
@@ -474,6 +472,22 @@ int kt_validate(struct ktable *kt)
 	return ret;
 }
 
+/*
+ * Look up the text offset @off in @kt's table with the walk's lookup
+ * (sframe_rules_lookup()), copying the rule to @f. Return: 0 or -ENOENT.
+ */
+static int kt_lookup(const struct ktable *kt, unsigned long off,
+		     struct unwind_user_frame *f)
+{
+	const struct unwind_user_frame *rule;
+
+	rule = sframe_rules_lookup(&kt->rules, off);
+	if (!rule)
+		return -ENOENT;
+	*f = *rule;
+	return 0;
+}
+
 int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 {
 	int ret;
@@ -487,7 +501,7 @@ int kt_find(struct ktable *kt, uint64_t pc, struct unwind_user_frame *f)
 	/* The table alone: no read of the section may happen. */
 	hostshim_allow_none();
 	hostshim_set_atomic(true);
-	ret = sframe_find(&kt->tbl, kt_host(kt, pc), f);
+	ret = kt_lookup(kt, kt_host(kt, pc) - kt->tbl.text_start, f);
 	hostshim_set_atomic(false);
 	kt_stats.lookups++;
 	return ret;
@@ -498,7 +512,7 @@ int kt_func(const struct ktable *kt, uint64_t off, unsigned long *start)
 	struct unwind_user_frame frame;
 	uint32_t lo = 0, hi = kt->nr_funcs;
 
-	if (!kt->built || sframe_rules_find(&kt->rules, off, &frame))
+	if (!kt->built || kt_lookup(kt, off, &frame))
 		return -ENOENT;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -34,18 +34,18 @@ extern unsigned int exercise_max_pcs;
  *
  * Checked, besides "no read outside the section" (the shim) and "no
  * sanitizer report":
- *  - sframe_table_init(), sframe_table_validate() and sframe_find() return
+ *  - sframe_table_init(), sframe_table_validate() and the lookup return
  *    only the documented error codes (no -EFAULT without injected faults);
- *  - sframe_find() is deterministic;
+ *  - the lookup (sframe_rules_lookup()) is deterministic;
  *  - the header's num_fres, read from the bytes: at most fre_len / 2 if
  *    sframe_table_init() accepted, at least the sum of the FDEs' fres_num
  *    if sframe_table_validate() accepted, and the validation made at most
  *    1 + num_fdes + num_fres reads (header, FDEs, rows);
- *  - on a section sframe_table_validate() accepted, sframe_find() returns
+ *  - on a section sframe_table_validate() accepted, the lookup returns
  *    only 0 or -ENOENT and agrees with an independent reference model;
  *  - with a fault injected from some offset to the end of the section,
  *    each result is either the fault-free one or -EFAULT, and
- *    sframe_find() never uses the faulting copy_from_user().
+ *    sframe_rules_lookup() never uses the faulting copy_from_user().
  *
  * Returns the number of violations found (each one printed to stderr).
  */

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the SFrame decoder (kernel/unwind/sframe.c built with
  * the host shim): the input is a whole .sframe section. It is run through
- * sframe_table_init(), sframe_table_validate() and sframe_find() at PCs
+ * sframe_table_init(), sframe_table_validate() and sframe_rules_lookup() at PCs
  * derived from its FDE table (every function start, +1, -1, middle, end-1,
  * end, and FRE starts), see exercise.c for the invariants.
  *

@@ -8,11 +8,11 @@
  *
  * For every ELF (built with -Wa,--gsframe):
  *  - sframe_table_init() and sframe_table_validate() accept the section;
- *  - sframe_find() equals libsframe's sframe_find_fre() + getters at every
+ *  - sframe_rules_lookup() equals libsframe's sframe_find_fre() + getters at every
  *    PC of the executable segments (so at every FRE boundary, just before
  *    it and everywhere in between) and a margin around them; PCs outside
  *    every function must be -ENOENT in both;
- *  - each FRE, read with sframe_decoder_get_fre(), is what sframe_find()
+ *  - each FRE, read with sframe_decoder_get_fre(), is what sframe_rules_lookup()
  *    returns at its start address, and its predecessor just before;
  *  - PCMASK FDEs (.plt) are checked against the v1 rule the kernel
  *    implements (pc_off % 16); what libsframe 2.40 says there is reported;
@@ -409,7 +409,7 @@ static void test_binary(const char *name, const char *path)
 		}
 	}
 	tap_result(!c.mismatches && !hostshim_stats.violations,
-		   "%s: sframe_find() == libsframe at every PC (%lu PCs, %u FDEs, %lu mismatches, %lu bad reads)",
+		   "%s: sframe_rules_lookup() == libsframe at every PC (%lu PCs, %u FDEs, %lu mismatches, %lu bad reads)",
 		   name, c.pcs, nfdes, c.mismatches, hostshim_stats.violations);
 
 	/* The same section as v2, v2-PCREL and in other layouts. */

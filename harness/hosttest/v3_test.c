@@ -9,7 +9,7 @@
  * ELF is a file linked by binutils 2.46 (harness/fixtures/sframe-v3/),
  * DUMP the output of its `readelf --sframe`, committed beside it. For
  * every function of the dump, at every PC from its start to its end: the
- * rule sframe_find() returns, written the way readelf writes a row (CFA
+ * rule sframe_rules_lookup() returns, written the way readelf writes a row (CFA
  * "sp+16", "fp+16", "r10+0", "(fp-8)" for a load; FP and RA "u" unchanged,
  * "c-16" saved at the CFA, "f" or "U" at the header's fixed offset,
  * "r3+0" in a register, "(fp+0)" loaded through one; "RA undefined"),
@@ -289,7 +289,7 @@ static void test_file(const char *name, const char *elf, const char *dump)
 
 				fn->signal ? signal++ : outermost++;
 				if (!ok && bad++ < MAX_REPORT)
-					diag("%s: %#llx in a %s function: sframe_find() = %d, signal %d, outermost %d",
+					diag("%s: %#llx in a %s function: sframe_rules_lookup() = %d, signal %d, outermost %d",
 					     name, (unsigned long long)pc,
 					     fn->signal ? "signal" : "rowless",
 					     rc2, f.signal, f.outermost);
@@ -303,7 +303,7 @@ static void test_file(const char *name, const char *elf, const char *dump)
 			}
 			if (rc2) {
 				if (bad++ < MAX_REPORT)
-					diag("%s: %#llx: sframe_find() = %d, readelf: %s",
+					diag("%s: %#llx: sframe_rules_lookup() = %d, readelf: %s",
 					     name, (unsigned long long)pc, rc2,
 					     row_str(&want));
 				continue;

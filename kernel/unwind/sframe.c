@@ -159,7 +159,6 @@ int sframe_table_init(struct sframe_table *tbl, const void *hdr,
 	tbl->abi = h->abi_arch;
 	tbl->fixed_fp_off = h->cfa_fixed_fp_offset;
 	tbl->fixed_ra_off = h->cfa_fixed_ra_offset;
-	tbl->rules = NULL;
 	return 0;
 }
 
@@ -1403,44 +1402,4 @@ void sframe_rules_fill(struct sframe_rules *r, void *mem, u64 text_size,
 	r->rows = f.rows;
 	r->rules = rules;
 	r->blocks = blocks;
-}
-
-/**
- * sframe_rules_find() - look up the rule for a text offset
- * @r:		a table
- * @off:	offset in the table's text
- * @frame:	filled with the rule on success
- *
- * A copy of what sframe_rules_lookup() finds.
- *
- * Context: any context, including NMI; the caller keeps @r alive.
- * Return: 0 on success, -ENOENT if no function describes @off.
- */
-int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
-		      struct unwind_user_frame *frame)
-{
-	const struct unwind_user_frame *rule = sframe_rules_lookup(r, off);
-
-	if (!rule)
-		return -ENOENT;
-	*frame = *rule;
-	return 0;
-}
-
-/**
- * sframe_find() - look up the rule for an address in a section's text
- * @tbl:	a section whose table is at @tbl->rules
- * @ip:		address in the text of @tbl
- * @frame:	filled with the rule on success
- *
- * Context: any context; the caller keeps the table alive.
- * Return: 0 on success, -ENOENT if @ip is not described by the table (or
- * there is none).
- */
-int sframe_find(const struct sframe_table *tbl, unsigned long ip,
-		struct unwind_user_frame *frame)
-{
-	if (!tbl->rules || ip < tbl->text_start)
-		return -ENOENT;
-	return sframe_rules_find(tbl->rules, ip - tbl->text_start, frame);
 }

@@ -181,16 +181,17 @@ static void sf_copy(struct sframe_table *tbl, struct sf_builder *b)
 	memcpy((void *)tbl->sec_start, b->buf, tbl->sec_end - tbl->sec_start);
 }
 
-/* The function starts of the build sf_validate() did last, for a test. */
+/* The table and function starts of the build sf_validate() did last. */
 struct sf_funcs {
-	const u32	*funcs;
-	u32		nr;
+	const struct sframe_rules	*rules;
+	const u32			*funcs;
+	u32				nr;
 };
 
 /*
  * Validate @tbl and build its table, as the kernel does for a file's
- * section, and let sframe_find() use it; the build's function starts go
- * to @test->priv. Return: the build's result.
+ * section; the table and the build's function starts go to @test->priv,
+ * for sf_find(). Return: the build's result.
  */
 static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 {
@@ -202,7 +203,9 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	u8 shift;
 	int ret;
 
-	tbl->rules = NULL;
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	test->priv = funcs;
 	ret = sframe_table_rows(tbl, &b.max_rows);
 	if (ret)
 		return ret;
@@ -216,21 +219,47 @@ static int sf_validate(struct kunit *test, struct sframe_table *tbl)
 	b.funcs = kunit_kcalloc(test, tbl->num_fdes + 1, sizeof(*b.funcs),
 				GFP_KERNEL);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, b.pc && b.rule && b.rules && b.hash &&
-			  b.funcs && r && funcs);
+			  b.funcs && r);
 	ret = sframe_table_build(tbl, &b);
 	if (ret)
 		return ret;
-	funcs->funcs = b.funcs;
-	funcs->nr = b.nr_funcs;
-	test->priv = funcs;
 	mem = kunit_kzalloc(test, sframe_rules_size(&b, &nr_blocks, &shift) + 4,
 			    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	sframe_rules_fill(r, mem, tbl->text_end - tbl->text_start, &b,
 			  nr_blocks, shift);
-	tbl->rules = r;
+	funcs->rules = r;
+	funcs->funcs = b.funcs;
+	funcs->nr = b.nr_funcs;
+	return 0;
+}
+
+/* The table sf_validate() built last, or NULL. */
+static const struct sframe_rules *sf_rules(struct kunit *test)
+{
+	const struct sf_funcs *f = test->priv;
+
+	return f ? f->rules : NULL;
+}
+
+/*
+ * Look up @ip, an address in @tbl's text, in the table sf_validate()
+ * built for @tbl, with the walk's lookup (sframe_rules_lookup()).
+ * Return: 0 and the rule in @frame, or -ENOENT.
+ */
+static int sf_find(struct kunit *test, const struct sframe_table *tbl,
+		   unsigned long ip, struct unwind_user_frame *frame)
+{
+	const struct sframe_rules *r = sf_rules(test);
+	const struct unwind_user_frame *rule;
+
+	if (!r || ip < tbl->text_start)
+		return -ENOENT;
+	rule = sframe_rules_lookup(r, ip - tbl->text_start);
+	if (!rule)
+		return -ENOENT;
+	*frame = *rule;
 	return 0;
 }
 
@@ -246,8 +275,7 @@ static int sf_find_func(struct kunit *test, const struct sframe_table *tbl,
 	struct unwind_user_frame frame;
 	u32 lo = 0, hi;
 
-	if (!tbl->rules || !f || ip < tbl->text_start ||
-	    sframe_rules_find(tbl->rules, off, &frame))
+	if (sf_find(test, tbl, ip, &frame))
 		return -ENOENT;
 	hi = f->nr;
 	while (lo < hi) {
@@ -360,7 +388,7 @@ static void expect_rule(struct kunit *test, const struct sframe_table *tbl,
 {
 	struct unwind_user_frame f;
 
-	KUNIT_ASSERT_EQ_MSG(test, sframe_find(tbl, ip, &f), 0, "ip %#lx", ip);
+	KUNIT_ASSERT_EQ_MSG(test, sf_find(test, tbl, ip, &f), 0, "ip %#lx", ip);
 	KUNIT_EXPECT_EQ_MSG(test, f.use_fp, use_fp, "ip %#lx", ip);
 	KUNIT_EXPECT_EQ_MSG(test, f.cfa_off, cfa, "ip %#lx", ip);
 	KUNIT_EXPECT_EQ_MSG(test, f.ra_saved, ra_saved, "ip %#lx", ip);
@@ -415,24 +443,27 @@ static void sframe_test_find(struct kunit *test, u8 version)
 
 	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start, &f), -ENOENT);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl, tbl.text_start, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0xf, &f), -ENOENT);
 	expect_rule(test, &tbl, tbl.text_start + 0x10, false, 8, true, -8, false, 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x13, false, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x14, true, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
 	/* Gap between the functions. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x30, &f), -ENOENT);
 	expect_rule(test, &tbl, tbl.text_start + 0x40, false, 8, true, -8, false, 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x23f, false, 8, true, -8, false, 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x240, false, 0x1234, true, -8,
 		    true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x33f, false, 0x1234, true, -8,
 		    true, -16);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x340, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x340, &f), -ENOENT);
 	/* Outside the registered text. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_end, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl, tbl.text_end, &f), -ENOENT);
 
 	/* The function an address belongs to. */
 	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x2f, &start), 0);
@@ -556,7 +587,7 @@ static void sframe_test_find_ra_fp(struct kunit *test)
 
 	/* Only a CFA offset: RA in the link register, FP untouched. */
 	expect_rule(test, &tbl, tbl.text_start, false, 0, false, 0, false, 0);
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 4, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl, tbl.text_start + 4, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.ra_signed);
 	expect_rule(test, &tbl, tbl.text_start + 4, false, 32, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 8, true, 16, true, -8, false, 0);
@@ -624,8 +655,8 @@ static void sframe_test_malformed(struct kunit *test)
 		KUNIT_EXPECT_NE_MSG(test, sf_validate(test, &tbl), 0,
 				    "case %d", c);
 		/* Lookups on the bad section still return, with any result. */
-		sframe_find(&tbl, tbl.text_start + 0x100, &f);
-		sframe_find(&tbl, tbl.text_start + 0x201, &f);
+		sf_find(test, &tbl, tbl.text_start + 0x100, &f);
+		sf_find(test, &tbl, tbl.text_start + 0x201, &f);
 	}
 }
 
@@ -656,9 +687,9 @@ static void sframe_test_outermost(struct kunit *test)
 	sf_copy(&tbl, b);
 	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 3, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl, tbl.text_start + 3, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.outermost);
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 4, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl, tbl.text_start + 4, &f), 0);
 	KUNIT_EXPECT_FALSE(test, f.outermost);
 	KUNIT_EXPECT_EQ(test, f.cfa_off, 8);
 }
@@ -725,6 +756,7 @@ static void sf_load2(struct kunit *test, struct sf_builder *b,
 
 static void sframe_test_v3(struct kunit *test)
 {
+	const struct sframe_rules *r;
 	struct unwind_user_frame f;
 	struct sframe_table tbl;
 	struct sf_builder *b;
@@ -739,20 +771,24 @@ static void sframe_test_v3(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
 
 	/* DEFAULT rows, as in version 1 and 2. */
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xf, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0xf, &f), -ENOENT);
 	expect_rule(test, &tbl, tbl.text_start + 0x10, false, 8, true, -8, false, 0);
 	expect_rule(test, &tbl, tbl.text_start + 0x11, false, 16, true, -8, true, -16);
 	expect_rule(test, &tbl, tbl.text_start + 0x2f, true, 16, true, -8, true, -16);
-	KUNIT_EXPECT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x30, &f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x30, &f), -ENOENT);
 	KUNIT_EXPECT_EQ(test, sf_find_func(test, &tbl, tbl.text_start + 0x2f, &start), 0);
 	KUNIT_EXPECT_EQ(test, start, tbl.text_start + 0x10);
 
 	/* FLEX: a plain rule first, RA at its fixed offset. */
 	expect_rule(test, &tbl, tbl.text_start + 0x47, false, 8, true, -8, false, 0);
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x47, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x47, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.flags, 0);
 	/* CFA = *(FP - 8); RA padding; FP = *(FP + 0). */
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x48, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x48, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.flags, UNWIND_USER_F_CFA_DEREF | UNWIND_USER_F_FP_REG);
 	KUNIT_EXPECT_TRUE(test, f.use_fp);
 	KUNIT_EXPECT_EQ(test, f.cfa_off, -8);
@@ -762,7 +798,8 @@ static void sframe_test_v3(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.fp_reg, ARCH_UNWIND_USER_DWARF_FP);
 	KUNIT_EXPECT_EQ(test, f.fp_off, 0);
 	/* CFA = FP + 16; RA = register 3 (a value, not saved); FP at CFA-16. */
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xbf, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0xbf, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.flags, UNWIND_USER_F_RA_REG);
 	KUNIT_EXPECT_TRUE(test, f.use_fp);
 	KUNIT_EXPECT_EQ(test, f.cfa_off, 16);
@@ -771,11 +808,13 @@ static void sframe_test_v3(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, f.fp_saved);
 	KUNIT_EXPECT_EQ(test, f.fp_off, -16);
 	/* RA undefined: the outermost frame. */
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0xc0, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0xc0, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.outermost);
 
 	/* A DEFAULT function without rows is the outermost frame. */
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x145, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x145, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.outermost);
 
 	/* PCMASK: the rule repeats every rep_size bytes. */
@@ -784,19 +823,21 @@ static void sframe_test_v3(struct kunit *test)
 			    true, -8, false, 0);
 
 	/* A signal trampoline: its caller is in the signal frame. */
-	KUNIT_ASSERT_EQ(test, sframe_find(&tbl, tbl.text_start + 0x300, &f), 0);
+	KUNIT_ASSERT_EQ(test, sf_find(test, &tbl,
+				      tbl.text_start + 0x300, &f), 0);
 	KUNIT_EXPECT_TRUE(test, f.signal);
 	KUNIT_EXPECT_FALSE(test, f.outermost);
 
 	/* Rows of the usual rule, and only they, are not marked general. */
-	KUNIT_ASSERT_NOT_NULL(test, tbl.rules);
-	for (i = 0; i < tbl.rules->nr_rows; i++) {
-		u16 idx = tbl.rules->rows[i].rule;
+	r = sf_rules(test);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < r->nr_rows; i++) {
+		u16 idx = r->rows[i].rule;
 		const struct unwind_user_frame *rule;
 
 		if (idx == SFRAME_RULE_NONE)
 			continue;
-		rule = &tbl.rules->rules[idx & ~SFRAME_RULE_GENERAL];
+		rule = &r->rules[idx & ~SFRAME_RULE_GENERAL];
 		usual = rule->ra_saved && !rule->flags && !rule->outermost &&
 			!rule->signal;
 		KUNIT_EXPECT_EQ_MSG(test, !(idx & SFRAME_RULE_GENERAL), usual,
@@ -873,15 +914,15 @@ static void sframe_test_v3_malformed(struct kunit *test)
 		sf_load2(test, b, &tbl, build_v3_bad);
 		if (!v3_bad_case) {
 			KUNIT_EXPECT_EQ(test, sf_validate(test, &tbl), 0);
-			KUNIT_EXPECT_EQ(test, sframe_find(&tbl,
-							  tbl.text_start + 0x10,
-							  &f), 0);
+			KUNIT_EXPECT_EQ(test, sf_find(test, &tbl,
+						      tbl.text_start + 0x10,
+						      &f), 0);
 			continue;
 		}
 		KUNIT_EXPECT_NE_MSG(test, sf_validate(test, &tbl), 0,
 				    "case %d", v3_bad_case);
 		/* Lookups still return, with any result. */
-		sframe_find(&tbl, tbl.text_start + 0x10, &f);
+		sf_find(test, &tbl, tbl.text_start + 0x10, &f);
 	}
 }
 
@@ -943,7 +984,7 @@ static void sframe_test_rows(struct kunit *test)
 	rows_overlap = false;
 	sf_load2(test, b, &tbl, build_rows);
 	KUNIT_ASSERT_EQ(test, sf_validate(test, &tbl), 0);
-	r = tbl.rules;
+	r = sf_rules(test);
 	KUNIT_ASSERT_EQ(test, r->nr_rows, ARRAY_SIZE(pcs));
 	KUNIT_EXPECT_EQ(test, r->nr_rules, 4);
 	/* Each row's start less one, in its 64 KiB window, and the end. */
@@ -997,7 +1038,7 @@ static void sframe_test_rows(struct kunit *test)
 			;
 		if (j && r->rows[j - 1].rule != SFRAME_RULE_NONE)
 			want = 0;
-		KUNIT_ASSERT_EQ_MSG(test, sframe_find(&tbl, ip, &f), want,
+		KUNIT_ASSERT_EQ_MSG(test, sf_find(test, &tbl, ip, &f), want,
 				    "ip %#lx", ip);
 		if (want)
 			continue;

@@ -1124,29 +1124,20 @@ static int __init sframe_vdso_init(void)
 late_initcall(sframe_vdso_init);
 
 /*
- * Set @hint to the vDSO's table if @ip is in the current task's vDSO,
- * within the range [@first, @last] that no registration covers.
+ * The vDSO's table, and in *@base where its text is, if @ip is in the
+ * current task's vDSO; else NULL.
  */
-static bool sframe_vdso_hint(struct mm_struct *mm, unsigned long ip,
-			     unsigned long first, unsigned long last,
-			     struct sframe_hint *hint)
+static const struct sframe_rules *sframe_vdso_table(struct mm_struct *mm,
+						    unsigned long ip,
+						    unsigned long *base)
 {
 	const struct sframe_rules *r = sframe_vdso_rules;
-	unsigned long base, end;
 
 	if (!r || !sframe_eh_frame_enabled() ||
-	    !arch_unwind_user_vdso_base(mm, &base))
-		return false;
-	base += sframe_vdso_lo;
-	if (ip - base >= r->text_size)
-		return false;
-	hint->rules = r;
-	hint->base = base;
-	hint->err = -ENOENT;
-	hint->start = max(first, base);
-	end = min(last + 1, base + r->text_size);
-	hint->size = end - hint->start;
-	return true;
+	    !arch_unwind_user_vdso_base(mm, base))
+		return NULL;
+	*base += sframe_vdso_lo;
+	return ip - *base < r->text_size ? r : NULL;
 }
 
 #endif /* arch_unwind_user_vdso_base */
@@ -1180,11 +1171,11 @@ static int sframe_eh_shared_get(struct file *file,
 #endif /* CONFIG_UNWIND_USER_EH_FRAME */
 
 #if !defined(CONFIG_UNWIND_USER_EH_FRAME) || !defined(arch_unwind_user_vdso_base)
-static bool sframe_vdso_hint(struct mm_struct *mm, unsigned long ip,
-			     unsigned long first, unsigned long last,
-			     struct sframe_hint *hint)
+static const struct sframe_rules *sframe_vdso_table(struct mm_struct *mm,
+						    unsigned long ip,
+						    unsigned long *base)
 {
-	return false;
+	return NULL;
 }
 #endif
 
@@ -1857,6 +1848,26 @@ static struct sframe_section *sframe_walk(struct mm_struct *mm,
 }
 
 /*
+ * Set @hint to the table @r (or none: lookups answer @err) of text at
+ * @base, for the addresses [@first, @last] that the tree gives it; with a
+ * table, only for the text its rows describe.
+ */
+static void sframe_hint_set(struct sframe_hint *hint,
+			    const struct sframe_rules *r, unsigned long base,
+			    unsigned long first, unsigned long last, int err)
+{
+	hint->rules = r;
+	hint->base = base;
+	hint->err = err;
+	if (r) {
+		first = max(first, base);
+		last = min(last, base + r->text_size - 1);
+	}
+	hint->start = first;
+	hint->size = last >= first ? last - first + 1 : 0;
+}
+
+/*
  * sframe_hint_user() where the task's last lookup does not answer: the
  * registrations of @mm, of generation @gen, in its tree. Out of line, so
  * that the lookup the cache answers takes no stack frame.
@@ -1865,10 +1876,13 @@ static noinline int sframe_hint_find(struct mm_struct *mm, unsigned long ip,
 				     struct sframe_hint *hint, u64 gen)
 {
 	struct sframe_section *sec;
-	unsigned long first, last, end;
+	unsigned long first, last;
 
 	sec = sframe_walk(mm, ip, &first, &last);
 	if (!sec) {
+		const struct sframe_rules *r;
+		unsigned long base;
+
 		/*
 		 * Text not looked at yet, or being looked at (and not
 		 * registered yet, maybe): it may have SFrame.
@@ -1879,27 +1893,18 @@ static noinline int sframe_hint_find(struct mm_struct *mm, unsigned long ip,
 			return -EAGAIN;
 		}
 		/* The vDSO, which no registration covers: its own table. */
-		if (sframe_vdso_hint(mm, ip, first, last, hint))
+		r = sframe_vdso_table(mm, ip, &base);
+		if (r) {
+			sframe_hint_set(hint, r, base, first, last, -ENOENT);
 			return 0;
+		}
 		/* The rest of the walk's frames in the gap need no lookup. */
-		hint->rules = NULL;
-		hint->start = first;
-		hint->size = last - first + 1;
-		hint->err = -ENOENT;
+		sframe_hint_set(hint, NULL, 0, first, last, -ENOENT);
 		sframe_hint_cache(gen, hint);
 		return 0;
 	}
-	hint->rules = sec->shared ? &sec->shared->rules : NULL;
-	hint->base = sec->base;
-	hint->start = first;
-	hint->size = last - first + 1;
-	hint->err = -ENOMEM;
-	/* With a table, only the text its rows describe. */
-	if (hint->rules) {
-		end = min(last + 1, sec->base + hint->rules->text_size);
-		hint->start = max(first, sec->base);
-		hint->size = end > hint->start ? end - hint->start : 0;
-	}
+	sframe_hint_set(hint, sec->shared ? &sec->shared->rules : NULL,
+			sec->base, first, last, -ENOMEM);
 	sframe_hint_cache(gen, hint);
 	return 0;
 }

@@ -241,7 +241,6 @@ sframe_hint_lookup(const struct sframe_hint *hint, unsigned long ip,
  * @fde_size:	size of one function descriptor for @version
  * @fixed_fp_off: FP save slot relative to the CFA for every frame, or 0
  * @fixed_ra_off: RA save slot relative to the CFA for every frame, or 0
- * @rules:	the section's decoded rules, for sframe_find(), or NULL
  *
  * Every value is computed from the section header once. The section is a
  * copy in memory (the kernel reads it from the page cache), and addresses
@@ -264,7 +263,6 @@ struct sframe_table {
 	u8		fde_size;
 	s8		fixed_fp_off;
 	s8		fixed_ra_off;
-	const struct sframe_rules *rules;
 };
 
 /**
@@ -333,10 +331,6 @@ void sframe_build_rehash(struct sframe_build *b);
 bool sframe_build_no_rule(const struct sframe_build *b, u32 start, u32 end);
 int sframe_build_merge(struct sframe_build *m, const struct sframe_build *a,
 		       const struct sframe_build *b);
-int sframe_rules_find(const struct sframe_rules *r, unsigned long off,
-		      struct unwind_user_frame *frame);
-int sframe_find(const struct sframe_table *tbl, unsigned long ip,
-		struct unwind_user_frame *frame);
 
 #ifdef CONFIG_USERSPACE_UNWINDER_SFRAME
 

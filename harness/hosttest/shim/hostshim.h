@@ -15,7 +15,7 @@
  * leaves garbage in the destination).
  *
  * "Atomic" mode models NMI/IRQ context: a call of the faulting
- * copy_from_user() then is a bug as well (sframe_find() must use the
+ * copy_from_user() then is a bug as well (sframe_rules_lookup() must use the
  * _nofault variant only).
  */
 #ifndef _HOSTSHIM_H
